@@ -1,0 +1,1 @@
+"""Export: checkpoint -> static/model/ (ONNX + tokenizer.json + meta.json + golden.json). `python -m export`."""

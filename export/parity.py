@@ -1,0 +1,78 @@
+"""One parity check, used by the exporter (which refuses to write on failure) and by the tests.
+
+Order as in HF optimum: output names, then axis names, then shapes, then values (allclose)
+with the largest difference reported, at several sequence lengths other than the export dummy's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnxruntime as ort
+import torch
+
+from export.to_onnx import INPUT, OUTPUTS, expected_axes
+from train.model import TinyTransformer
+
+LENGTHS = (1, 7, 19, 128)
+ATOL = 1e-5
+
+
+class ParityError(Exception):
+    pass
+
+
+@dataclass
+class ParityReport:
+    max_abs_diff: dict = field(default_factory=dict)  # {T: {output: float}}
+
+    def worst(self) -> float:
+        return max(d for per_t in self.max_abs_diff.values() for d in per_t.values())
+
+    def summary(self) -> str:
+        rows = [f"T={t}: " + ", ".join(f"{k} {v:.1e}" for k, v in d.items()) for t, d in self.max_abs_diff.items()]
+        return "; ".join(rows)
+
+
+def session_for(onnx_bytes: bytes) -> ort.InferenceSession:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    return ort.InferenceSession(onnx_bytes, options, providers=["CPUExecutionProvider"])
+
+
+def _max_diff(name: str, got: np.ndarray, want: np.ndarray) -> float:
+    if got.shape != want.shape:
+        raise ParityError(f"{name}: shape {list(got.shape)} != PyTorch's {list(want.shape)}")
+    masked = np.isneginf(want)
+    if not np.array_equal(np.isneginf(got), masked):
+        raise ParityError(f"{name}: masked (-inf) entries differ from PyTorch's")
+    return float(np.max(np.abs(got[~masked] - want[~masked]), initial=0.0))
+
+
+def check_parity(onnx_bytes: bytes, model: TinyTransformer, lengths=LENGTHS, atol=ATOL, seed=0) -> ParityReport:
+    cfg = model.cfg
+    session = session_for(onnx_bytes)
+    inputs = [i.name for i in session.get_inputs()]
+    outputs = [o.name for o in session.get_outputs()]
+    if inputs != [INPUT] or outputs != list(OUTPUTS):
+        raise ParityError(f"graph names: inputs {inputs}, outputs {outputs}; expected [{INPUT}], {list(OUTPUTS)}")
+    axes = expected_axes(cfg)
+    for node in session.get_inputs() + session.get_outputs():
+        if list(node.shape) != axes[node.name]:
+            raise ParityError(f"{node.name}: axes {node.shape}, expected {axes[node.name]}")
+
+    rng = np.random.default_rng(seed)
+    report = ParityReport()
+    model = model.eval()
+    for T in lengths:
+        ids = rng.integers(0, cfg.vocab_size, size=(1, T), dtype=np.int64)
+        got = dict(zip(OUTPUTS, session.run(None, {INPUT: ids})))
+        with torch.no_grad():
+            logits, att = model(torch.from_numpy(ids))
+        want = {"logits": logits.numpy(), "attention": att["pattern"][0].numpy(), "scores": att["scores"][0].numpy()}
+        report.max_abs_diff[T] = {name: _max_diff(name, got[name], want[name]) for name in OUTPUTS}
+        bad = {k: v for k, v in report.max_abs_diff[T].items() if not v <= atol}
+        if bad:
+            raise ParityError(f"T={T}: ONNX differs from PyTorch beyond atol={atol}: {bad}")
+    return report

@@ -1,0 +1,72 @@
+"""PyTorch -> ONNX with three named outputs and a dynamic sequence axis."""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import onnx
+import torch
+
+from train.model import TinyTransformer
+
+OPSET = 17
+INPUT = "input_ids"
+OUTPUTS = ("logits", "attention", "scores")
+# Axis names as they appear in the graph; ints are fixed sizes filled in from the config.
+SEQ, QUERY, KEY = "seq", "query_pos", "key_pos"
+
+
+def expected_axes(cfg) -> dict[str, list]:
+    return {
+        INPUT: [1, SEQ],
+        "logits": [1, SEQ, cfg.vocab_size],
+        "attention": [cfg.n_layer, cfg.n_head, QUERY, KEY],
+        "scores": [cfg.n_layer, cfg.n_head, QUERY, KEY],
+    }
+
+
+class BrowserGraph(torch.nn.Module):
+    """What the browser runs: batch of one, attention without the batch axis."""
+
+    def __init__(self, model: TinyTransformer):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids: torch.Tensor):
+        logits, attention = self.model(input_ids)
+        # [1, layer, head, T, T] -> [layer, head, T, T]
+        return logits, attention["pattern"][0], attention["scores"][0]
+
+
+def export_onnx_bytes(model: TinyTransformer) -> bytes:
+    """Serialize to one self-contained ONNX file (no external data)."""
+    model = model.eval()
+    # A dummy length that is neither 1 nor a length parity checks, so no shape gets baked in.
+    dummy = torch.zeros(1, 11, dtype=torch.long)
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
+        torch.onnx.export(
+            BrowserGraph(model),
+            (dummy,),
+            buffer,
+            input_names=[INPUT],
+            output_names=list(OUTPUTS),
+            dynamic_axes={
+                INPUT: {1: SEQ},
+                "logits": {1: SEQ},
+                "attention": {2: QUERY, 3: KEY},
+                "scores": {2: QUERY, 3: KEY},
+            },
+            opset_version=OPSET,
+            # Folding would precompute the tied embedding's transpose: a second 650 KB copy.
+            do_constant_folding=False,
+            dynamo=False,
+        )
+    proto = onnx.load_from_string(buffer.getvalue())
+    for node in proto.graph.node:
+        node.doc_string = ""  # stack traces with local paths: bytes for nothing
+    proto.producer_name = "attention-live export"
+    onnx.checker.check_model(proto, full_check=True)
+    return proto.SerializeToString()

@@ -1,0 +1,1 @@
+"""Training: corpus -> byte-level BPE tokenizer + checkpoint. Run in place: `python -m train`."""
