@@ -8,7 +8,9 @@ import sys
 
 from train.checkpoint import load_checkpoint
 from train.data import read_corpus
-from train.files import UserError
+from pathlib import Path
+
+from train.files import UserError, ensure_writable_dir
 from train.trainer import TrainArgs, fit, resume_path
 
 
@@ -43,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise UserError("no corpus given. Pass --corpus PATH (any UTF-8 text file).")
             args = TrainArgs(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(TrainArgs)})
         corpus = read_corpus(args.corpus)
+        ensure_writable_dir(Path(args.out).parent)  # fail now, not after minutes of training
         if resume and resume["corpus"]["sha256"] != corpus.sha256:
             raise UserError(f"{args.corpus} is not the text the interrupted run was training on.")
         payload = fit(corpus, args, resume)

@@ -34,6 +34,9 @@ class TrainArgs:
     warmup_frac: float = 0.05
     min_lr_frac: float = 0.1  # cosine decays to this fraction of lr
     weight_decay: float = 0.1
+    ema: float = 0.0  # evaluate and keep an exponential moving average of the weights (0 = off)
+    bpe_dropout: float = 0.0  # train on randomly less-merged segmentations: data augmentation
+    bpe_variants: int = 8  # how many such segmentations of the training text to draw
     eval_every: int = 25
     patience: int = 6  # evaluations without a new best before stopping
     seed: int = 1337
@@ -66,6 +69,7 @@ def heldout_nats(model: TinyTransformer, context: list[int], heldout: list[int],
     ids = torch.tensor(context[-(n_ctx - 1):] + heldout)
     first = len(ids) - len(heldout)
     total = 0.0
+    was_training = model.training
     model.eval()
     with torch.no_grad():
         for end in range(first + stride, len(ids) + stride, stride):
@@ -76,7 +80,7 @@ def heldout_nats(model: TinyTransformer, context: list[int], heldout: list[int],
             nll = F.cross_entropy(logits[0], y, reduction="none")
             scored_from = max(first, end - stride) - (lo + 1)
             total += nll[scored_from:].sum().item()
-    model.train()
+    model.train(was_training)
     return total
 
 
@@ -102,6 +106,14 @@ def resume_path(out: str | Path) -> Path:
     return out.with_name(out.stem + ".resume" + out.suffix)
 
 
+def _dropout_segmentations(tokenizer_json: str, text: str, args: TrainArgs) -> list[torch.Tensor]:
+    if not args.bpe_dropout:
+        return []
+    sampler = load_tokenizer_json(tokenizer_json)
+    sampler.model.dropout = args.bpe_dropout
+    return [torch.tensor(encode(sampler, text)) for _ in range(args.bpe_variants)]
+
+
 def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None) -> dict:
     """Train (or continue) and write the best checkpoint to args.out; returns its payload."""
     torch.set_num_threads(args.threads)
@@ -119,9 +131,10 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None) -> dict:
     train_ids = encode(tokenizer, corpus.train_text)
     heldout_ids = encode(tokenizer, corpus.heldout_text)
     block = min(cfg.n_ctx, len(train_ids) - 1)
-    data = torch.tensor(train_ids)
+    streams = [torch.tensor(train_ids)] + _dropout_segmentations(tokenizer_json, corpus.train_text, args)
 
     model = TinyTransformer(cfg).train()
+    averaged = copy.deepcopy(model).eval()  # the EMA weights when args.ema > 0, else unused
     optimizer = make_optimizer(model, args)
     batches = torch.Generator().manual_seed(args.seed)
     progress = Progress()
@@ -133,10 +146,14 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None) -> dict:
         batches.set_state(resume["rng"]["batches"])
         progress = Progress(**resume["progress"])
         best_state = resume["best_model"]
+        averaged.load_state_dict(resume["ema_model"])
+
+    def judged() -> TinyTransformer:
+        return averaged if args.ema else model
 
     def evaluate() -> float:
-        return nats_to_bpc(heldout_nats(model, train_ids, heldout_ids, stride=cfg.n_ctx // 2),
-                           len(corpus.heldout_text))
+        nats = heldout_nats(judged(), train_ids, heldout_ids, stride=cfg.n_ctx // 2)
+        return nats_to_bpc(nats, len(corpus.heldout_text))
 
     common = {
         "config": cfg.to_dict(),
@@ -155,6 +172,7 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None) -> dict:
                 raise KeyboardInterrupt
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(progress.step, args)
+            data = streams[int(torch.randint(len(streams), (1,), generator=batches))]
             starts = torch.randint(len(data) - block, (args.batch_size,), generator=batches)
             x = torch.stack([data[s : s + block] for s in starts])  # [B, block]
             y = torch.stack([data[s + 1 : s + 1 + block] for s in starts])  # [B, block]
@@ -164,6 +182,10 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None) -> dict:
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
+            if args.ema:
+                with torch.no_grad():
+                    for avg, live in zip(averaged.parameters(), model.parameters()):
+                        avg.lerp_(live, 1.0 - args.ema)
             progress.step += 1
             bar.update(1)
             if progress.step % args.eval_every == 0 or progress.step == args.steps:
@@ -171,7 +193,7 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None) -> dict:
                 progress.history.append([progress.step, round(bpc, 5)])
                 if bpc < progress.best_bpc:
                     progress.best_bpc, progress.best_step, progress.evals_since_best = bpc, progress.step, 0
-                    best_state = copy.deepcopy(model.state_dict())
+                    best_state = copy.deepcopy(judged().state_dict())
                 else:
                     progress.evals_since_best += 1
                 bar.set_postfix(loss=f"{loss.item():.3f}", bpc=f"{bpc:.3f}", best=f"{progress.best_bpc:.3f}")
@@ -185,7 +207,7 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None) -> dict:
         progress.seconds += time.perf_counter() - started
         path = resume_path(args.out)
         save_checkpoint(path, {
-            **common, "model": model.state_dict(), "best_model": best_state,
+            **common, "model": model.state_dict(), "best_model": best_state, "ema_model": averaged.state_dict(),
             "optimizer": optimizer.state_dict(), "progress": asdict(progress),
             "rng": {"torch": torch.get_rng_state(), "batches": batches.get_state()},
             "metrics": {}, "resumable": True,
@@ -195,6 +217,7 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None) -> dict:
     progress.seconds += time.perf_counter() - started
 
     model.load_state_dict(best_state)
+    model.eval()
     metrics = {
         "heldout_bpc": evaluate() if progress.best_bpc == math.inf else progress.best_bpc,
         "baselines_bpc": compressor_baselines(corpus),

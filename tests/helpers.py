@@ -1,0 +1,36 @@
+"""Small texts the tests write themselves (the training book is never part of the repo)."""
+
+from __future__ import annotations
+
+import random
+
+HOSTILE_STRINGS = [
+    "",
+    " ",
+    "   leading and trailing   ",
+    "tabs\tand\t\ttabs",
+    "line one\nline two\r\nline three\n\n\n",
+    "👩‍👩‍👧‍👦 family, 🏳️‍🌈 flag, 👍🏽 thumbs",
+    "日本語のテキストと中文文本",
+    "مرحبا بالعالم שלום עולם",
+    "nul\x00byte and bell\x07",
+    "<script>alert('x')</script>",
+    "<img src=x onerror=alert(1)>",
+    "a" * 5000,
+    "Ünïcödé çömbïnïng: e\u0301 n\u0303",
+    "\ufeffBOM at start",
+    "mixed 123 numbers 4.56e-7 and $%^&*() punctuation!!!",
+]
+
+
+def synthetic_text(n_sentences: int = 400, seed: int = 0) -> str:
+    """A toy language with real structure (subjects, verbs, objects) so a model can learn it."""
+    rng = random.Random(seed)
+    subjects = ["the cat", "a dog", "the queen", "my friend", "the old king", "a small bird"]
+    verbs = ["sees", "follows", "likes", "calls", "finds", "greets"]
+    objects = ["the garden", "a red ball", "the river", "her hat", "the long road", "a tiny door"]
+    lines = []
+    for _ in range(n_sentences):
+        s = f"{rng.choice(subjects)} {rng.choice(verbs)} {rng.choice(objects)}."
+        lines.append(s[0].upper() + s[1:])
+    return " ".join(lines) + "\n"

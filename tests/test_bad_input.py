@@ -1,0 +1,114 @@
+"""Each bad input: one clear message naming the file, a non-zero exit, and no partial artifact."""
+
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from conftest import ROOT
+from helpers import synthetic_text
+
+CKPT = ROOT / "checkpoints" / "alice.pt"
+
+
+def run(module, *args):
+    return subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def assert_clean_failure(proc, *needles, folder):
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    message = proc.stderr.strip()
+    assert message.startswith("error: ") and len(message.splitlines()) == 1, message
+    for needle in needles:
+        assert str(needle) in message
+    assert not any(folder.iterdir()) if folder.exists() else True
+
+
+CORPORA = {
+    "missing": (None, "does not exist"),
+    "empty": (b"", "is empty"),
+    "whitespace": (b"  \n\n \t", "is empty"),
+    "binary": (b"\x7fELF\x00\x01\x02" * 500, "binary"),
+    "latin1": ("Caf\u00e9 cr\u00e8me, s'il vous pla\u00eet. ".encode("latin-1") * 80, "not valid UTF-8"),
+    "too small": (b"Just a few words, far too short to split.", "at least 1000"),
+}
+
+
+@pytest.mark.parametrize("kind", CORPORA)
+def test_bad_corpus(kind, tmp_path):
+    data, needle = CORPORA[kind]
+    corpus = tmp_path / "in" / "book.txt"
+    corpus.parent.mkdir()
+    if data is not None:
+        corpus.write_bytes(data)
+    out = tmp_path / "out"
+    proc = run("train", "--corpus", corpus, "--out", out / "m.pt", "--steps", 2)
+    assert_clean_failure(proc, corpus, needle, folder=out)
+
+
+def test_no_corpus_given(tmp_path):
+    proc = run("train", "--out", tmp_path / "m.pt")
+    assert_clean_failure(proc, "--corpus", folder=tmp_path)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return torch.load(CKPT, map_location="cpu", weights_only=True)
+
+
+def export(ckpt_path, out):
+    return run("export", "--checkpoint", ckpt_path, "--out", out)
+
+
+def test_corrupt_checkpoint(tmp_path):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(CKPT.read_bytes()[:5000])  # a truncated download
+    out = tmp_path / "out"
+    assert_clean_failure(export(bad, out), bad, "corrupt", folder=out)
+
+
+def test_missing_checkpoint(tmp_path):
+    out = tmp_path / "out"
+    assert_clean_failure(export(tmp_path / "nope.pt", out), "nope.pt", "does not exist", folder=out)
+
+
+def test_checkpoint_from_another_config(shipped, tmp_path):
+    other = {**shipped, "config": {**shipped["config"], "d_model": 64}}
+    path = tmp_path / "other.pt"
+    torch.save(other, path)
+    out = tmp_path / "out"
+    assert_clean_failure(export(path, out), path, "do not fit the config", folder=out)
+
+
+def test_tokenizer_does_not_match_model(shipped, tmp_path):
+    from train.files import sha256_bytes
+    from train.tokenizer import train_tokenizer
+
+    small = train_tokenizer(synthetic_text(), vocab_size=300).to_str()
+    swapped = {**shipped, "tokenizer_json": small, "tokenizer_sha256": sha256_bytes(small.encode())}
+    path = tmp_path / "swapped.pt"
+    torch.save(swapped, path)
+    out = tmp_path / "out"
+    assert_clean_failure(export(path, out), path, "tokenizer has", folder=out)
+
+
+def test_tokenizer_tampered(shipped, tmp_path):
+    tampered = {**shipped, "tokenizer_json": shipped["tokenizer_json"].replace('"Ġthe"', '"Ġteh"', 1)}
+    path = tmp_path / "tampered.pt"
+    torch.save(tampered, path)
+    out = tmp_path / "out"
+    assert_clean_failure(export(path, out), path, "does not match its recorded hash", folder=out)
+
+
+def test_output_folder_not_writable(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    proc = export(CKPT, blocker / "model")
+    assert_clean_failure(proc, blocker / "model", "cannot create output folder", folder=tmp_path / "none")
+    corpus = tmp_path / "toy.txt"
+    corpus.write_text(synthetic_text(), encoding="utf-8")
+    proc = run("train", "--corpus", corpus, "--out", blocker / "sub" / "m.pt")
+    assert_clean_failure(proc, blocker / "sub", "cannot create output folder", folder=tmp_path / "none")

@@ -1,0 +1,105 @@
+"""The committed model files: parity with the committed checkpoint, hashes, golden outputs,
+and that re-exporting the checkpoint reproduces them byte for byte (artifacts in sync with code)."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+import torch
+
+from export.golden import golden_outputs
+from export.parity import LENGTHS, ParityError, check_parity
+from export.to_onnx import expected_axes
+from train.checkpoint import load_checkpoint, model_from_checkpoint
+from train.files import sha256_file
+from train.tokenizer import load_tokenizer_json
+
+from conftest import MODEL_DIR, ROOT
+
+CKPT = ROOT / "checkpoints" / "alice.pt"
+
+
+@pytest.fixture(scope="module")
+def model():
+    return model_from_checkpoint(load_checkpoint(CKPT), CKPT)
+
+
+@pytest.fixture(scope="module")
+def meta():
+    return json.loads((MODEL_DIR / "meta.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def onnx_bytes():
+    return (MODEL_DIR / "model.onnx").read_bytes()
+
+
+def test_committed_onnx_matches_pytorch(model, onnx_bytes):
+    report = check_parity(onnx_bytes, model)
+    assert set(report.max_abs_diff) == set(LENGTHS) == {1, 7, 19, 128}
+    assert report.worst() <= 1e-5
+
+
+def test_graph_names_and_axes(model, onnx_bytes):
+    proto = onnx.load_from_string(onnx_bytes)
+    onnx.checker.check_model(proto, full_check=True)
+    dims = lambda vi: [d.dim_param or d.dim_value for d in vi.type.tensor_type.shape.dim]
+    got = {vi.name: dims(vi) for vi in list(proto.graph.input) + list(proto.graph.output)}
+    assert got == expected_axes(model.cfg)
+    assert not proto.graph.initializer or all(not t.external_data for t in proto.graph.initializer)
+
+
+def test_size_budget_and_tied_embedding_stored_once(model, onnx_bytes):
+    assert len(onnx_bytes) <= 1_300_000
+    weights = 4 * model.n_params()
+    assert len(onnx_bytes) < weights + 4 * model.cfg.vocab_size * model.cfg.d_model // 2
+
+
+def test_meta_hashes_and_sizes(meta):
+    for name, info in meta["files"].items():
+        path = MODEL_DIR / name
+        assert path.stat().st_size == info["bytes"], name
+        assert sha256_file(path) == info["sha256"], name
+    assert meta["default"]["layer"] == 2 and meta["default"]["head"] == 3
+
+
+def test_meta_records_metrics(meta):
+    m = meta["metrics"]
+    assert 0 < m["heldout_bpc"] < 8
+    assert set(m["baselines_bpc"]) == {"gzip-9", "xz", "bzip2"}
+    assert meta["n_params"] == sum(p.numel() for p in model_from_checkpoint(load_checkpoint(CKPT), CKPT).parameters())
+
+
+def test_golden_matches_a_fresh_run(meta, onnx_bytes):
+    golden = json.loads((MODEL_DIR / "golden.json").read_text())
+    tokenizer = load_tokenizer_json((MODEL_DIR / "tokenizer.json").read_text(encoding="utf-8"))
+    fresh = golden_outputs(onnx_bytes, tokenizer, meta["default"]["text"])
+    assert golden["ids"] == fresh["ids"] and golden["pieces"] == fresh["pieces"]
+    for key in ("attention", "scores"):
+        a = np.array(golden[key], dtype=np.float64)  # null -> nan
+        b = np.array(fresh[key], dtype=np.float64)
+        assert np.array_equal(np.isnan(a), np.isnan(b))
+        np.testing.assert_allclose(a, b, atol=1e-7, equal_nan=True)
+    assert [[t["id"] for t in row] for row in golden["top"]] == [[t["id"] for t in row] for row in fresh["top"]]
+    assert golden["pieces"][meta["default"]["token"]].lstrip("Ġ") == "said"
+
+
+def test_reexport_reproduces_committed_files(tmp_path, meta):
+    proc = subprocess.run([sys.executable, "-m", "export", "--checkpoint", CKPT, "--out", tmp_path,
+                           "--corpus-description", meta["corpus"]["description"]],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "parity ok" in proc.stdout
+    for name in ("model.onnx", "tokenizer.json", "golden.json", "meta.json"):
+        assert (tmp_path / name).read_bytes() == (MODEL_DIR / name).read_bytes(), f"{name} is stale: run make export"
+
+
+def test_parity_catches_a_different_model(model, onnx_bytes):
+    other = model_from_checkpoint(load_checkpoint(CKPT), CKPT)
+    with torch.no_grad():
+        other.ln_final.weight.mul_(1.001)  # a 0.1% drift in the last layer
+    with pytest.raises(ParityError, match="logits"):
+        check_parity(onnx_bytes, other)

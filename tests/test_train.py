@@ -1,0 +1,90 @@
+"""Training on a small text the test writes: the loss falls, and an interrupted run resumes
+to exactly the weights of an uninterrupted one."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+
+from train.checkpoint import load_checkpoint
+
+from conftest import ROOT
+from helpers import synthetic_text
+
+TINY = ["--vocab-size", "300", "--n-ctx", "32", "--d-model", "32", "--d-ff", "64",
+        "--batch-size", "8", "--eval-every", "5", "--patience", "100", "--threads", "1"]
+
+
+def train(*args, check=True):
+    proc = subprocess.run([sys.executable, "-m", "train", *TINY, *map(str, args)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    if check:
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    path = tmp_path_factory.mktemp("corpus") / "toy.txt"
+    path.write_text(synthetic_text(), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(corpus, tmp_path_factory):
+    out = tmp_path_factory.mktemp("a") / "toy.pt"
+    proc = train("--corpus", corpus, "--out", out, "--steps", 40)
+    return out, proc
+
+
+def test_loss_falls_and_report_is_printed(uninterrupted):
+    out, proc = uninterrupted
+    history = load_checkpoint(out)["metrics"]["history"]
+    first, best = history[0][1], min(bpc for _, bpc in history)
+    assert best < 0.8 * first, history
+    assert "this model" in proc.stdout and "bzip2" in proc.stdout
+    assert "training" in proc.stderr  # the tqdm bar
+
+
+def test_checkpoint_is_self_describing(uninterrupted, corpus):
+    ckpt = load_checkpoint(uninterrupted[0])
+    assert ckpt["config"]["d_model"] == 32 and ckpt["config"]["n_ctx"] == 32
+    assert set(ckpt["metrics"]["baselines_bpc"]) == {"gzip-9", "xz", "bzip2"}
+    import hashlib
+    assert ckpt["corpus"]["sha256"] == hashlib.sha256(corpus.read_bytes()).hexdigest()
+    assert not list(uninterrupted[0].parent.glob("*.tmp"))
+
+
+def test_interrupt_and_resume_match_uninterrupted(uninterrupted, corpus, tmp_path):
+    out = tmp_path / "toy.pt"
+    stopped = train("--corpus", corpus, "--out", out, "--steps", 40, "--interrupt-at", 17, check=False)
+    assert stopped.returncode == 130
+    partial = tmp_path / "toy.resume.pt"
+    assert partial.exists() and not out.exists()
+    assert "--resume" in stopped.stderr
+    train("--resume", partial)
+    assert not partial.exists()  # a finished run cleans up after itself
+    a = load_checkpoint(uninterrupted[0])["model"]
+    b = load_checkpoint(out)["model"]
+    assert a.keys() == b.keys()
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+
+
+def test_real_ctrl_c_saves_a_resumable_checkpoint(corpus, tmp_path):
+    out = tmp_path / "toy.pt"
+    proc = subprocess.Popen([sys.executable, "-m", "train", *TINY, "--corpus", str(corpus), "--out", str(out),
+                             "--steps", "100000"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    seen = ""
+    deadline = time.monotonic() + 120
+    while "step/s" not in seen and "s/step" not in seen and time.monotonic() < deadline:
+        seen += proc.stderr.read(64)  # wait for the progress bar: training has begun
+    os.kill(proc.pid, signal.SIGINT)
+    rest = proc.communicate(timeout=120)[1]
+    assert proc.returncode == 130, rest[-2000:]
+    ckpt = load_checkpoint(tmp_path / "toy.resume.pt")
+    assert ckpt["resumable"] and ckpt["progress"]["step"] > 0
