@@ -87,3 +87,131 @@ def page(browser):
     pg.on("pageerror", lambda e: pg.page_errors.append(str(e)))
     yield pg
     context.close()
+
+
+# --- The live view: the committed model as Python sees it, and pages that wait for it ---------
+
+
+@pytest.fixture(scope="session")
+def meta() -> dict:
+    import json
+
+    return json.loads((MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
+
+
+class ReferenceModel:
+    """static/model/ through Python `tokenizers` and onnxruntime: what the page must reproduce."""
+
+    def __init__(self, model_dir: Path):
+        import json
+
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        self.meta = json.loads((model_dir / "meta.json").read_text(encoding="utf-8"))
+        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        self.session = onnxruntime.InferenceSession(str(model_dir / "model.onnx"), options)
+
+    def ids(self, text: str) -> list[int]:
+        return self.tokenizer.encode(text, add_special_tokens=False).ids if text else []
+
+    def run(self, ids: list[int]) -> dict:
+        """{"logits" [T, V], "attention"/"scores" [layer, head, T, T], "probs" [T, V] (float64)}."""
+        import numpy as np
+
+        logits, attention, scores = self.session.run(
+            ["logits", "attention", "scores"], {"input_ids": np.array([ids], dtype=np.int64)}
+        )
+        z = logits[0].astype(np.float64)
+        p = np.exp(z - z.max(axis=-1, keepdims=True))
+        return {"logits": logits[0], "attention": attention, "scores": scores, "probs": p / p.sum(-1, keepdims=True)}
+
+
+@pytest.fixture(scope="session")
+def reference() -> ReferenceModel:
+    return ReferenceModel(MODEL_DIR)
+
+
+def wait_live(page, selector: str = "attention-view", timeout: float = 60_000):
+    """Wait until an <attention-view> runs on the live model (or failed: the caller checks)."""
+    page.wait_for_selector(
+        f"{selector}[data-status=live], {selector}[data-status=error]", state="attached", timeout=timeout
+    )
+
+
+@pytest.fixture
+def live_page(page, site_url):
+    """The built index page with its <attention-view> on the live model."""
+    page.goto(f"{site_url}/index.html")
+    wait_live(page)
+    return page
+
+
+def view_result(page, selector: str = "attention-view") -> dict:
+    """`element.result` once `element.ready` has resolved (the live numbers for the current text)."""
+    import json
+
+    # As one JSON string: Playwright's own serializer is slow on 2 x 131k nested numbers.
+    # JSON has no -Infinity (masked scores), so it travels as a marker Python's json reads back.
+    text = page.evaluate(
+        """async (sel) => {
+          const el = document.querySelector(sel);
+          await el.ready;
+          return JSON.stringify(el.result, (k, v) => (v === -Infinity ? "__-inf__" : v));
+        }""",
+        selector,
+    )
+    return json.loads(text.replace('"__-inf__"', "-Infinity"))
+
+
+def run_node(script: str, payload=None, timeout: float = 120) -> object:
+    """Run an ES-module script under Node with `payload` as JSON on stdin; returns its JSON stdout."""
+    import json
+    import shutil
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    proc = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        input=json.dumps(payload), capture_output=True, text=True, cwd=ROOT, timeout=timeout,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="module")
+def shared_live_page(browser, site_url):
+    """One live index page per test module (a cold load compiles 14 MB of wasm; ~2 s each)."""
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.console_errors = []
+    pg.page_errors = []
+    pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))
+    pg.on("pageerror", lambda e: pg.page_errors.append(str(e)))
+    pg.goto(f"{site_url}/index.html")
+    wait_live(pg)
+    yield pg
+    context.close()
+
+
+@pytest.fixture
+def reused_live_page(shared_live_page):
+    """The module's live page put back to its default view: no attributes, no hash, no hover."""
+    pg = shared_live_page
+    pg.mouse.move(0, 0)
+    pg.evaluate(
+        """() => {
+          history.replaceState(null, "", location.pathname);
+          const el = document.querySelector("attention-view");
+          for (const name of ["text", "token", "layer", "head", "view"]) el.removeAttribute(name);
+          el.shadowRoot?.querySelector("details[open]")?.removeAttribute("open");
+          document.activeElement?.blur?.();
+        }"""
+    )
+    view_result(pg)
+    pg.console_errors.clear()
+    pg.page_errors.clear()
+    return pg

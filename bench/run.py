@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Benchmark the live page against a bare page (bench/bare.html: tokenizer + ORT + model, run
+once) in Debian's chromium on loopback. Figures, not pass/fail; prints a markdown table.
+
+    .venv/bin/python bench/run.py [--runs 5] [--updates 30]
+
+Each load uses a fresh browser context (cold HTTP cache). Load figures are medians over
+--runs loads of each page, interleaved. Update figures are medians over --updates edits, on
+a page that is already live, at T = 8, 32 and 128 tokens, alternating between two texts that
+differ in their last word (as a keystroke at the end of the text does):
+  page: set the text box's value and fire `input` (the path a keystroke takes: tokenize, run,
+        draw, then a forced style/layout so the drawing is not left for later),
+  bare: tokenize + session.run, and session.run alone on precomputed ids.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SIZES = (8, 32, 128)
+
+# Bytes and times from the page's own Performance timeline, so loopback latency of the
+# Playwright channel never enters the figures.
+LOAD_JS = """([mark, first]) => {
+  const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
+  const live = at(mark);
+  const nav = performance.getEntriesByType("navigation")[0];
+  let bytes = nav.transferSize;
+  for (const r of performance.getEntriesByType("resource")) {
+    if (r.responseEnd <= live) bytes += r.transferSize;
+  }
+  return { live, first: first ? at(first) : null, bytes };
+}"""
+
+PAGE_UPDATE_JS = """async ([texts, reps]) => {
+  const el = document.querySelector("attention-view");
+  const box = el.shadowRoot.querySelector("textarea");
+  const times = [];
+  for (let i = 0; i < reps + 2; i++) {
+    const t0 = performance.now();
+    box.value = texts[i % 2];
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+    await el.ready;
+    el.shadowRoot.querySelector(".body").offsetHeight; // style + layout of what was drawn
+    const dt = performance.now() - t0;
+    if (i >= 2) times.push(dt); // the first two warm the caches
+  }
+  return { times, tokens: el.result.tokens.length };
+}"""
+
+BARE_UPDATE_JS = """async ([texts, reps]) => {
+  const ids = texts.map((t) => window.bare.encode(t));
+  const run = [], update = [];
+  for (let i = 0; i < reps + 2; i++) {
+    let t0 = performance.now();
+    await window.bare.update(texts[i % 2]);
+    const u = performance.now() - t0;
+    t0 = performance.now();
+    await window.bare.run(ids[i % 2]);
+    const r = performance.now() - t0;
+    if (i >= 2) { update.push(u); run.push(r); }
+  }
+  return { update, run, tokens: ids[0].length };
+}"""
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm"}
+
+    def log_message(self, *args):
+        pass
+
+
+def serve(directory: Path):
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(directory)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}", server
+
+
+def texts_of_length(tokenizer, n: int) -> list[str]:
+    """Two texts of exactly n tokens that differ only in their last word, like a keystroke
+    that changes the token being typed (the rest of the row keeps its tokens)."""
+    words = ("The Queen turned to Alice and said that the Hatter was late again, so the March Hare "
+             "poured the tea while the Dormouse slept. ") * 20
+    ids = tokenizer.encode(words).ids
+    for cut in range(n - 1, 0, -1):
+        prefix = tokenizer.decode(ids[:cut])
+        found = [prefix + end for end in (" cat", " dog", " hat", " tea", " cup")
+                 if len(tokenizer.encode(prefix + end).ids) == n]
+        if len(found) >= 2:
+            return found[:2]
+    raise RuntimeError(f"could not build a {n}-token text")
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="cold loads of each page (default 5)")
+    parser.add_argument("--updates", type=int, default=30, help="edits timed per size (default 30)")
+    args = parser.parse_args(argv)
+
+    from playwright.sync_api import sync_playwright
+    from tokenizers import Tokenizer
+
+    meta = json.loads((ROOT / "static" / "model" / "meta.json").read_text(encoding="utf-8"))
+    tokenizer = Tokenizer.from_file(str(ROOT / "static" / "model" / "tokenizer.json"))
+    out = Path(tempfile.mkdtemp(prefix="bench-site-"))
+    subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(out)], check=True,
+                   stdout=subprocess.DEVNULL)
+    (out / "bench").mkdir()
+    for name in ("bare.html", "bare.js"):
+        shutil.copy2(ROOT / "bench" / name, out / "bench" / name)
+    url, server = serve(out)
+    from urllib.parse import quote
+    bare_url = f"{url}/bench/bare.html?text={quote(meta['default']['text'])}"
+    page_url = f"{url}/index.html"
+
+    loads = {"page": [], "bare": []}
+    updates = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        version = browser.version
+        for _ in range(args.runs):
+            for kind in ("page", "bare"):  # interleaved, so drifting machine load hits both
+                context = browser.new_context()
+                pg = context.new_page()
+                if kind == "page":
+                    pg.goto(page_url)
+                    pg.wait_for_selector("attention-view[data-status=live]", state="attached", timeout=120_000)
+                    pg.wait_for_timeout(100)  # let the first-row mark's animation frame fire
+                    loads[kind].append(pg.evaluate(LOAD_JS, ["attention-view:live", "attention-view:first-row"]))
+                else:
+                    pg.goto(bare_url)
+                    pg.wait_for_selector("html[data-ready]", state="attached", timeout=120_000)
+                    loads[kind].append(pg.evaluate(LOAD_JS, ["bare:first-result", None]))
+                context.close()
+
+        context = browser.new_context()
+        page, bare = context.new_page(), context.new_page()
+        page.goto(page_url)
+        page.wait_for_selector("attention-view[data-status=live]", state="attached", timeout=120_000)
+        bare.goto(bare_url)
+        bare.wait_for_selector("html[data-ready]", state="attached", timeout=120_000)
+        for n in SIZES:
+            texts = texts_of_length(tokenizer, n)
+            p = page.evaluate(PAGE_UPDATE_JS, [texts, args.updates])
+            b = bare.evaluate(BARE_UPDATE_JS, [texts, args.updates])
+            assert p["tokens"] == b["tokens"] == n, (p["tokens"], b["tokens"], n)
+            updates[n] = {"page": median(p["times"]), "bare_update": median(b["update"]), "bare_run": median(b["run"])}
+        context.close()
+        browser.close()
+    server.shutdown()
+    shutil.rmtree(out, ignore_errors=True)
+
+    pm = {k: median([r[k] for r in loads["page"]]) for k in ("live", "first", "bytes")}
+    bm = {k: median([r[k] for r in loads["bare"]]) for k in ("live", "bytes")}
+    rows = [
+        ("bytes before the first live result", f"{pm['bytes'] / 1e6:.3f} MB", f"{bm['bytes'] / 1e6:.3f} MB",
+         pm["bytes"] / bm["bytes"], "≤ 1.05"),
+        ("first attention row visible", f"{pm['first']:.0f} ms", f"{bm['live']:.0f} ms (first result)",
+         pm["first"] / bm["live"], "≤ 0.35"),
+        ("live model ready", f"{pm['live']:.0f} ms", f"{bm['live']:.0f} ms", pm["live"] / bm["live"], "≤ 1.1"),
+    ]
+    for n in SIZES:
+        u = updates[n]
+        rows.append((f"update at T = {n} (tokenize + run + render)", f"{u['page']:.2f} ms",
+                     f"{u['bare_run']:.2f} ms (run; {u['bare_update']:.2f} with tokenize)",
+                     u["page"] / u["bare_run"], "≤ 2" + (", < 16 ms" if n == 128 else "")))
+    load = os.getloadavg()[0]
+    print(f"\nChromium {version}, {os.cpu_count()} CPU cores (1-min load average at the end: {load:.2f}; "
+          f"other work on the machine inflates every figure), loopback, cold context per load; "
+          f"medians of {args.runs} loads and {args.updates} updates.\n")
+    print("| measure | page | bare floor | ratio | target |")
+    print("|---|---|---|---|---|")
+    for name, a, b, ratio, target in rows:
+        print(f"| {name} | {a} | {b} | {ratio:.2f} | {target} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

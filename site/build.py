@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Build the static site: render site/templates with jinja2 and copy the runtime files.
+
+A script, not a package: a top-level `site` package would shadow Python's own `site` module.
+
+    python site/build.py [--out build/] [--model DIR]
+
+Every template whose path has no part starting with `_` is rendered to the same relative
+path under the output folder (partials such as `_base.html` are only included). `static/`
+is copied to OUT/static/, and the handful of runtime files the page needs from node_modules
+go to OUT/static/vendor/, beside the modules that import them (ORT finds its wasm relative
+to its own URL, so they must sit together).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import shutil
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ROOT / "site" / "templates"
+STATIC = ROOT / "static"
+NODE_MODULES = ROOT / "node_modules"
+
+# Only what the page loads: the wasm-only ORT build (the default entry pulls a 28 MB wasm)
+# and the tokenizer's dependency-free ES module.
+VENDOR_FILES = [
+    "onnxruntime-web/dist/ort.wasm.min.mjs",
+    "onnxruntime-web/dist/ort-wasm-simd-threaded.mjs",
+    "onnxruntime-web/dist/ort-wasm-simd-threaded.wasm",
+    "@huggingface/tokenizers/dist/tokenizers.min.mjs",
+]
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+@lru_cache(maxsize=1)
+def lab_reference():
+    """The numbers of the attention lab, computed by examples/attention_demo.py at build time.
+
+    Imported by file path and only when a template calls this, so a site without the lab
+    (or with a broken lab) still builds every other page.
+    """
+    path = ROOT / "examples" / "attention_demo.py"
+    if not path.exists():
+        raise BuildError(f"{path} is missing; a template asked for lab_reference()")
+    spec = importlib.util.spec_from_file_location("attention_demo", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.reference_data()
+
+
+def load_meta(model_dir: Path) -> dict:
+    path = model_dir / "meta.json"
+    if not path.exists():
+        raise BuildError(f"{path} is missing; run `python -m export` to write the model files")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def template_names(env: jinja2.Environment) -> list[str]:
+    def is_page(name: str) -> bool:
+        return not any(part.startswith((".", "_")) for part in name.split("/"))
+
+    return sorted(n for n in env.list_templates() if is_page(n))
+
+
+def make_env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,  # every template is HTML; user-facing strings must never become markup
+        undefined=jinja2.StrictUndefined,  # a typo in a template fails the build, not the page
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals["lab_reference"] = lab_reference
+    # The element's modules, so pages can preload the whole graph at once instead of
+    # discovering it import by import (see _macros.html: live_view_preloads).
+    env.globals["live_view_modules"] = sorted(p.name for p in STATIC.glob("av-*.js") if p.name != "av-boot.js")
+    return env
+
+
+def render(out: Path, meta: dict) -> list[str]:
+    env = make_env()
+    names = template_names(env)
+    for name in names:
+        # `root` is the relative way back to the site root, so nested pages link correctly.
+        root = "../" * name.count("/")
+        html = env.get_template(name).render(meta=meta, root=root)
+        target = out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(html, encoding="utf-8")
+    return names
+
+
+def copy_static(out: Path, model_dir: Path) -> None:
+    target = out / "static"
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(STATIC, target, ignore=shutil.ignore_patterns("__pycache__", "*.tmp", ".*"))
+    if model_dir.resolve() != (STATIC / "model").resolve():
+        shutil.rmtree(target / "model", ignore_errors=True)
+        shutil.copytree(model_dir, target / "model")
+
+
+def copy_vendor(out: Path) -> None:
+    if not NODE_MODULES.is_dir():
+        raise BuildError(f"{NODE_MODULES} is missing: run `npm ci` first")
+    vendor = out / "static" / "vendor"
+    vendor.mkdir(parents=True, exist_ok=True)
+    for rel in VENDOR_FILES:
+        src = NODE_MODULES / rel
+        if not src.exists():
+            raise BuildError(f"{src} is missing: run `npm ci` (package-lock.json pins the versions)")
+        shutil.copy2(src, vendor / src.name)
+
+
+def build(out: Path, model_dir: Path = STATIC / "model") -> list[str]:
+    meta = load_meta(model_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    copy_static(out, model_dir)
+    copy_vendor(out)
+    return render(out, meta)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "build", help="output folder (default build/)")
+    parser.add_argument(
+        "--model", type=Path, default=STATIC / "model",
+        help="folder with model.onnx, tokenizer.json, meta.json, golden.json (default static/model/)",
+    )
+    args = parser.parse_args(argv)
+    try:
+        pages = build(args.out, args.model)
+    except BuildError as err:
+        print(f"build failed: {err}", file=sys.stderr)
+        return 1
+    print(f"built {len(pages)} page(s) into {args.out}: {', '.join(pages)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

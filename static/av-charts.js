@@ -1,0 +1,91 @@
+// Drawings: the small per-head rows (CSS gradients) and the T x T heatmap (a canvas of exactly
+// one pixel per cell that CSS scales up with crisp edges, so a redraw is one putImageData of
+// T² pixels — cheap enough for every keystroke at T = 128). Masked (later) cells stay
+// transparent so the stylesheet's hatching shows through.
+
+import { TABLE, index, color } from "./av-palette.js";
+import { viewRow, viewMatrix, strongest } from "./av-views.js";
+
+function sized(canvas, width, height) {
+  if (canvas.width !== width) canvas.width = width;
+  if (canvas.height !== height) canvas.height = height;
+  return canvas.getContext("2d");
+}
+
+// Writes row[0..upto] as viridis pixels into `px` at pixel offset `at`; the rest stays clear.
+function paintRow(px, at, row, upto) {
+  for (let k = 0; k <= upto; k++) {
+    const [r, g, b] = TABLE[index(row[k])];
+    const o = (at + k) * 4;
+    px[o] = r;
+    px[o + 1] = g;
+    px[o + 2] = b;
+    px[o + 3] = 255;
+  }
+}
+
+// A row as a hard-stop CSS gradient over its visible keys: cheaper per keystroke than a
+// dozen small canvases, each of which costs a buffer swap once it has been on screen. The
+// strips are ~70 px wide, so long rows are pooled into at most MAX_STOPS buckets, each
+// coloured by its largest weight (a peak never disappears into an average).
+const MAX_STOPS = 32;
+
+// Buckets span the whole row (all T keys), so the strip never changes width: later keys are
+// transparent and the hatching behind them shows. A width change would cost layout.
+function rowGradient(row, upto, T) {
+  const buckets = Math.min(T, MAX_STOPS);
+  const stops = [];
+  for (let b = 0; b < buckets; b++) {
+    const from = Math.floor((b * T) / buckets);
+    const to = Math.floor(((b + 1) * T) / buckets);
+    let w = -1;
+    for (let k = from; k < to && k <= upto; k++) w = Math.max(w, row[k]);
+    const c = w < 0 ? "transparent" : color(w);
+    stops.push(`${c} ${((100 * b) / buckets).toFixed(2)}% ${((100 * (b + 1)) / buckets).toFixed(2)}%`);
+  }
+  return `linear-gradient(to right, ${stops.join(", ")})`;
+}
+
+/** The shown token's row for every layer x (head | average | rollout) button. */
+export function drawMinis(minis, vm) {
+  const { out, shown, state, names } = vm;
+  const T = out.T;
+  for (const mini of minis) {
+    const row = viewRow(out, { layer: mini.layer, head: mini.head || 1, view: mini.view }, shown);
+    // Styles set through the CSSOM are allowed by the CSP (only style attributes in markup are not).
+    const gradient = rowGradient(row, shown, T);
+    if (mini.gradient !== gradient) mini.fill.style.backgroundImage = mini.gradient = gradient;
+    const best = strongest(row, shown, names);
+    if (mini.top.textContent !== best.text) mini.top.textContent = best.text;
+    const selected = state.view === mini.view && state.layer === mini.layer &&
+      (mini.view !== "head" || state.head === mini.head);
+    const pressed = selected ? "true" : "false";
+    if (mini.button.getAttribute("aria-pressed") !== pressed) mini.button.setAttribute("aria-pressed", pressed);
+    const what = mini.view === "head" ? `Layer ${mini.layer}, head ${mini.head}` : `Layer ${mini.layer} ${mini.view}`;
+    const label = `${what}: strongest ${best.text}`;
+    if (mini.button.getAttribute("aria-label") !== label) mini.button.setAttribute("aria-label", label);
+  }
+}
+
+/** The selected view's full matrix; `marker` (an overlay element) outlines the shown row. */
+export function drawHeatmap(canvas, marker, vm) {
+  const { out, shown, state } = vm;
+  const T = out.T;
+  const m = viewMatrix(out, state);
+  const ctx = sized(canvas, T, T);
+  const img = ctx.createImageData(T, T);
+  for (let q = 0; q < T; q++) paintRow(img.data, q * T, m.subarray(q * T, (q + 1) * T), q);
+  ctx.putImageData(img, 0, 0);
+  // Height changes with T only; moving between rows is a transform (no layout): a
+  // translateY percentage is of the marker's own height, i.e. one row per 100%.
+  const height = `${(100 / T).toFixed(4)}%`;
+  if (marker.style.height !== height) marker.style.height = height;
+  marker.style.transform = `translateY(${100 * shown}%)`;
+}
+
+/** Which query row a click at clientY on the heatmap falls in. */
+export function heatmapRowAt(canvas, clientY, T) {
+  const rect = canvas.getBoundingClientRect();
+  const t = Math.floor(((clientY - rect.top) / rect.height) * T);
+  return Math.max(0, Math.min(T - 1, t));
+}

@@ -1,0 +1,198 @@
+// The renderer: writes one view model into the skeleton's elements. It keeps pools of chips
+// and table rows and only touches what changed, because it runs on every keystroke (the whole
+// update, tokenize + run + render, has to fit in a frame at 128 tokens). User text only ever
+// reaches the page through textContent.
+
+import { h } from "./av-skeleton.js";
+import { steppedColor, ink, gradient } from "./av-palette.js";
+import { displayText, pieceLabel } from "./av-tokens.js";
+import { viewRow, rowSum, percent, wholePercent, describeRow, viewName } from "./av-views.js";
+import { drawMinis, drawHeatmap } from "./av-charts.js";
+import { renderMath } from "./av-math.js";
+
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+function setAttr(el, name, value) {
+  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+}
+
+export class Renderer {
+  constructor(refs) {
+    this.r = refs;
+    this.chips = []; // [{el, tok, pct, label}]
+    this.srRows = [];
+    this.r.legend.querySelector(".legend-bar").style.backgroundImage = gradient();
+  }
+
+  status(kind, text, { retry = false } = {}) {
+    const { status, statusText, retry: button } = this.r;
+    status.dataset.kind = kind;
+    setText(statusText, text);
+    button.hidden = !retry;
+  }
+
+  /** Show the UI (hiding the fallback) once its stylesheet has arrived. */
+  async reveal() {
+    await this.r.cssReady;
+    this.r.ui.hidden = false;
+    this.r.slot.hidden = true;
+  }
+
+  setInput(text) {
+    // Only when the text came from outside: rewriting the value while typing moves the caret.
+    if (this.r.input.value !== text) this.r.input.value = text;
+  }
+
+  notice(text) {
+    this.r.notice.hidden = !text;
+    setText(this.r.notice, text || "");
+  }
+
+  /** Full render of a view model (built by the element's _paint). */
+  render(vm) {
+    const empty = vm.out === null;
+    this.r.body.hidden = empty;
+    this.syncChips(vm);
+    this.deferSrRows(vm);
+    if (empty) return;
+    const row = viewRow(vm.out, vm.state, vm.shown);
+    this.paintRow(vm, row);
+    this.paintTexts(vm, row);
+    this.paintPredictions(vm);
+    drawMinis(this.r.minis, vm);
+    drawHeatmap(this.r.heatmap, this.r.heatmapMarker, vm);
+    if (this.r.math.open) renderMath(this.r, vm);
+  }
+
+  syncChips(vm) {
+    const { chips } = this;
+    const count = vm.labels.length;
+    while (chips.length < count) {
+      const tok = h("span.chip-text");
+      const pct = h("span.chip-pct");
+      const el = h("button.chip", { type: "button", tabindex: "-1", "data-index": chips.length }, tok, pct);
+      chips.push({ el, tok, pct, label: null, cls: "", bg: "" });
+    }
+    const frag = document.createDocumentFragment();
+    for (let i = 0; i < chips.length; i++) {
+      const chip = chips[i];
+      if (i >= count) {
+        if (chip.el.isConnected) chip.el.remove();
+        continue;
+      }
+      if (!chip.el.isConnected) frag.append(chip.el);
+      const label = vm.labels[i];
+      // "⋯" marks the tail of a split character; a token of only spaces shows them as "␣".
+      const shown = label.text === "" ? "\u22ef"
+        : /^ +$/.test(label.text) ? label.text.replace(/ /g, "\u2423") : displayText(label.text);
+      if (chip.label !== shown) {
+        chip.label = shown;
+        chip.tok.textContent = shown;
+      }
+      const [a, b] = label.span;
+      const part = a === b ? "" : i === a ? " split-first" : i === b ? " split-last" : " split-mid";
+      chip.part = part;
+    }
+    // Even an empty fragment counts as a children change and re-lays out every chip.
+    if (frag.childNodes.length) this.r.chips.append(frag);
+  }
+
+  paintRow(vm, row) {
+    const q = vm.shown;
+    const layerHead = vm.state.view === "head";
+    for (let k = 0; k < vm.labels.length; k++) {
+      const chip = this.chips[k];
+      const masked = k > q;
+      let cls = "chip" + chip.part;
+      if (masked) cls += " masked";
+      else if (ink(row[k]) !== "#fff") cls += " on-light";
+      if (k === vm.pinned) cls += " pinned";
+      if (k === q) cls += " query";
+      if (chip.cls !== cls) {
+        chip.el.className = cls;
+        chip.cls = cls;
+      }
+      // Only the background is inline, and only written when it changes: it is not inherited,
+      // so the chip's children keep their computed style (the text colour is a class).
+      const bg = masked ? "" : steppedColor(row[k]);
+      if (chip.bg !== bg) {
+        chip.bg = bg;
+        chip.el.style.backgroundColor = bg;
+      }
+      // Whole percents on the chips: at T = 128 most of them then stay the same from one
+      // keystroke to the next, and an unchanged text costs no layout. The exact weights are
+      // in the screen-reader table and under "Show the math".
+      setText(chip.pct, masked ? "\u00b7" : wholePercent(row[k]));
+      setAttr(chip.el, "tabindex", k === vm.pinned ? "0" : "-1");
+      setAttr(chip.el, "aria-pressed", k === vm.pinned ? "true" : "false");
+      const name = vm.names[k];
+      setAttr(chip.el, "aria-label", masked
+        ? `${name}: later token, masked`
+        : `${name}: ${percent(row[k])}${layerHead ? "" : ` (${vm.state.view})`}`);
+    }
+  }
+
+  paintTexts(vm, row) {
+    const { state, shown, pinned, names } = vm;
+    const who = `\u00ab${names[shown]}\u00bb`;
+    const mode = state.preview !== null && shown !== pinned ? " (hover preview)" : "";
+    setText(this.r.rowTitle, `${viewName(state)}: attention from ${who}${mode}`);
+    setText(this.r.sum, `Row sum ${percent(rowSum(row, shown + 1))} over ${shown + 1} token${shown ? "s" : ""}; ` +
+      `${vm.labels.length - shown - 1} later token${vm.labels.length - shown - 1 === 1 ? "" : "s"} masked.`);
+    setText(this.r.explain, describeRow(row, shown, names, state));
+    setText(this.r.gridTitle, `Every head's row for ${who}`);
+    setText(this.r.mapTitle, `${viewName(state)}: all ${vm.out.T} \u00d7 ${vm.out.T} weights`);
+    setText(this.r.mapCaption, `Rows are queries, columns are keys; the outlined row is ${who}. ` +
+      "Hatched cells are later tokens (masked). Click a row to pin that token.");
+    setAttr(this.r.heatmap, "aria-label", `Heatmap of ${viewName(state)} for ${vm.out.T} tokens`);
+    setText(this.r.predTitle, `Next token after ${who}: the model's top 5`);
+  }
+
+  paintPredictions(vm) {
+    const top = vm.out.topAt(vm.shown);
+    this.r.predRows.forEach((row, i) => {
+      const item = top[i];
+      row.li.hidden = !item;
+      if (!item) return;
+      const piece = vm.pieceOf(item.id);
+      setText(row.tok, piece === null ? "\u2026" : pieceLabel(piece)); // null: tokenizer not here yet
+      const scale = `scaleX(${item.p.toFixed(3)})`;
+      if (row.scale !== scale) row.fill.style.transform = row.scale = scale;
+      setText(row.p, percent(item.p));
+    });
+  }
+
+  // The screen-reader table trails the screen by a moment: laying out its T rows took longer
+  // than drawing everything else at T = 128, and a screen reader does not read per keystroke.
+  deferSrRows(vm) {
+    this.srPending = vm;
+    if (this.srTimer) return;
+    this.srTimer = setTimeout(() => {
+      this.srTimer = null;
+      const latest = this.srPending;
+      this.syncSrRows(latest, latest.out ? viewRow(latest.out, latest.state, latest.shown) : null);
+    }, 150);
+  }
+
+  syncSrRows(vm, row) {
+    const count = row ? vm.shown + 1 : 0;
+    while (this.srRows.length < count) {
+      const name = h("th", { scope: "row" });
+      const value = h("td");
+      const tr = h("tr", {}, name, value);
+      this.r.srBody.append(tr);
+      this.srRows.push({ tr, name, value });
+    }
+    this.srRows.forEach((r, k) => {
+      r.tr.hidden = k >= count;
+      if (k >= count) return;
+      setText(r.name, vm.names[k]);
+      setText(r.value, percent(row[k]));
+    });
+    setText(this.r.srCaption, row
+      ? `${viewName(vm.state)}: attention from \u00ab${vm.names[vm.shown]}\u00bb to each earlier token`
+      : "No tokens");
+  }
+}

@@ -1,0 +1,125 @@
+// The element's fixed DOM, built once with createElement and never from HTML strings, so no string
+// ever becomes markup (the CSP forbids inline styles and scripts; this forbids injection).
+
+/** h("p.status", {role: "status"}, child, "text") -> element; classes after dots. */
+export function h(spec, attrs = {}, ...children) {
+  const [tag, ...classes] = spec.split(".");
+  const el = document.createElement(tag);
+  if (classes.length) el.className = classes.join(" ");
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === false || value === null || value === undefined) continue;
+    if (key === "text") el.textContent = value;
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined) el.append(child);
+  }
+  return el;
+}
+
+/** The part that exists before meta.json arrives: stylesheet, status line, fallback slot. */
+export function buildShell(root, cssURL) {
+  const r = {};
+  const css = h("link", { rel: "stylesheet", href: cssURL });
+  r.cssReady = new Promise((resolve) => {
+    css.addEventListener("load", resolve, { once: true });
+    css.addEventListener("error", resolve, { once: true }); // unstyled beats invisible
+  });
+  r.statusText = h("span.status-text");
+  r.retry = h("button.retry", { type: "button", hidden: true, text: "Try again" });
+  r.status = h("p.status", { role: "status" }, r.statusText, " ", r.retry);
+  // The fallback (the element's own children) shows through this slot until the UI is ready.
+  r.slot = h("slot");
+  r.ui = h("div.ui", { hidden: true });
+  root.append(css, r.status, r.slot, r.ui);
+  return r;
+}
+
+/** Fills the shell's UI for a model with `nLayer` x `nHead` heads; returns `r` extended. */
+export function buildUI(r, { nLayer, nHead }) {
+  r.input = h("textarea.input", {
+    rows: 2, spellcheck: "false", autocomplete: "off", autocapitalize: "off",
+    "aria-label": "Text to analyse", "aria-describedby": "notice",
+  });
+  r.notice = h("p.notice", { id: "notice", hidden: true });
+  const field = h("label.field", {}, h("span.field-label", { text: "Your text" }), r.input);
+
+  r.rowTitle = h("h3.panel-title");
+  r.chips = h("div.chips", {
+    role: "group",
+    "aria-label": "Tokens. Left and right arrows move the pinned token; H cycles heads; L layers; V views.",
+  });
+  r.sum = h("span.sum");
+  r.legend = h("span.legend", {}, h("span", { text: "0%" }), h("span.legend-bar"), h("span", { text: "100%" }));
+  r.explain = h("p.explain");
+  const rowPanel = h("section.panel.row-panel", {}, r.rowTitle, r.chips,
+    h("p.row-meta", {}, r.sum, r.legend), r.explain);
+
+  // One line per layer: its heads, then its average and its rollout.
+  r.minis = [];
+  const grid = h("div.grid");
+  for (let l = 1; l <= nLayer; l++) {
+    const line = h("div.grid-line", { role: "group", "aria-label": `Layer ${l}` },
+      h("span.grid-layer", { text: `Layer ${l}` }));
+    const kinds = [...Array.from({ length: nHead }, (_, i) => ["head", i + 1]), ["average", 0], ["rollout", 0]];
+    for (const [view, head] of kinds) {
+      const name = view === "head" ? `head ${head}` : view === "average" ? "average" : "rollout";
+      const fill = h("span.mini-fill");
+      const top = h("span.mini-top");
+      const button = h(`button.mini.mini-${view}`, {
+        type: "button", "data-layer": l, "data-head": head, "data-view": view, "aria-pressed": "false",
+      }, h("span.mini-name", { text: name }), h("span.mini-row", { "aria-hidden": "true" }, fill), top);
+      r.minis.push({ button, fill, top, layer: l, head, view });
+      line.append(button);
+    }
+    grid.append(line);
+  }
+  r.gridTitle = h("h3.panel-title");
+  const headsPanel = h("section.panel.heads-panel", {}, r.gridTitle, grid);
+
+  r.mapTitle = h("h3.panel-title");
+  r.heatmap = h("canvas.heatmap", { width: 1, height: 1, role: "img" });
+  r.heatmapMarker = h("span.heatmap-row", { "aria-hidden": "true" });
+  r.mapCaption = h("p.caption");
+  const mapPanel = h("section.panel.map-panel", {}, r.mapTitle, h("div.heatmap-frame", {}, r.heatmap, r.heatmapMarker), r.mapCaption);
+
+  r.predTitle = h("h3.panel-title");
+  r.preds = h("ol.preds");
+  r.predRows = Array.from({ length: 5 }, () => {
+    const tok = h("span.pred-token");
+    const fill = h("span.pred-fill");
+    const p = h("span.pred-p");
+    // Cells wrap the texts so that the contained boxes are not grid items (which could not
+    // be laid out on their own).
+    const li = h("li.pred", {}, h("span.pred-cell", {}, tok), h("span.pred-bar", {}, fill),
+      h("span.pred-cell", {}, p));
+    r.preds.append(li);
+    return { li, tok, fill, p };
+  });
+  const predPanel = h("section.panel.pred-panel", {}, r.predTitle, r.preds);
+
+  r.mathIntro = h("p.math-intro");
+  r.mathBody = h("tbody");
+  r.math = h("details.panel.math", {},
+    h("summary", { text: "Show the math" }),
+    r.mathIntro,
+    h("div.table-scroll", {}, h("table.math-table", {},
+      h("thead", {}, h("tr", {},
+        h("th", { scope: "col", text: "key" }),
+        h("th", { scope: "col", text: "raw score q\u00b7k" }),
+        h("th", { scope: "col", text: "scaled \u00f7 \u221ad" }),
+        h("th", { scope: "col", text: "softmax weight" }))),
+      r.mathBody)));
+
+  // The row as a table, for screen readers; the chips carry the same numbers visually.
+  r.srCaption = h("caption");
+  r.srBody = h("tbody");
+  // Wrapped: a table grows to fit its cells, so only a box around it can be clipped to 1px.
+  const srTable = h("div.sr-only", {}, h("table", {}, r.srCaption,
+    h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Token" }), h("th", { scope: "col", text: "Attention" }))),
+    r.srBody));
+
+  r.body = h("div.body", {}, rowPanel, headsPanel, mapPanel, predPanel, r.math);
+  r.ui.append(field, r.notice, r.body, srTable);
+  return r;
+}

@@ -1,0 +1,150 @@
+// What the view shows, as plain data and pure functions (no DOM, no model), so the rules for
+// pinning, hovering, cycling heads and permalinks can be tested on their own.
+//
+// The element's attributes are the single source of truth for the pinned state; `resolve`
+// turns them (plus meta.json's defaults) into numbers, and `reduce` turns a user action into
+// the next pinned state, which the element writes back to its attributes.
+
+export const VIEWS = ["head", "average", "rollout"];
+
+/** Keys the view answers (when focus is not in the text box) and the action each one means. */
+export const KEY_ACTIONS = {
+  ArrowLeft: { type: "move", delta: -1 },
+  ArrowRight: { type: "move", delta: 1 },
+  Home: { type: "move", to: "first" },
+  End: { type: "move", to: "last" },
+  h: { type: "cycleHead", delta: 1 },
+  H: { type: "cycleHead", delta: -1 },
+  l: { type: "cycleLayer", delta: 1 },
+  L: { type: "cycleLayer", delta: -1 },
+  v: { type: "cycleView" },
+  V: { type: "cycleView" },
+};
+
+function toInt(value) {
+  if (value === null || value === undefined || value === "") return null;
+  const n = Number(value);
+  return Number.isInteger(n) ? n : null;
+}
+
+function clamp(n, lo, hi) {
+  return Math.min(hi, Math.max(lo, n));
+}
+
+/**
+ * The pinned state from attribute strings (null when absent) and meta.json.
+ * `token` stays null when it should follow the last token; `pinnedIndex` resolves it.
+ */
+export function resolve(attrs, meta) {
+  const def = meta.default || {};
+  const cfg = meta.config;
+  const text = attrs.text ?? def.text ?? "";
+  const isDefaultText = attrs.text === null || attrs.text === undefined || attrs.text === def.text;
+  let token = toInt(attrs.token);
+  if (token === null && isDefaultText && Number.isInteger(def.token)) token = def.token;
+  const view = VIEWS.includes(attrs.view) ? attrs.view : VIEWS.includes(def.view) ? def.view : "head";
+  return {
+    text,
+    token,
+    layer: clamp(toInt(attrs.layer) ?? def.layer ?? 1, 1, cfg.n_layer),
+    head: clamp(toInt(attrs.head) ?? def.head ?? 1, 1, cfg.n_head),
+    view,
+    preview: null,
+  };
+}
+
+/** 0-based index of the pinned token among `count` tokens (negative counts from the end). */
+export function pinnedIndex(state, count) {
+  if (count === 0) return -1;
+  if (state.token === null) return count - 1;
+  const t = state.token < 0 ? count + state.token : state.token;
+  return clamp(t, 0, count - 1);
+}
+
+/** The token whose row is drawn: the hovered one while previewing, else the pinned one. */
+export function shownIndex(state, count) {
+  if (state.preview !== null && state.preview >= 0 && state.preview < count) return state.preview;
+  return pinnedIndex(state, count);
+}
+
+/**
+ * Next state after a user action; `dims` = {count, nLayer, nHead}.
+ * Actions: pin {token}, preview {token|null}, move {delta} (or {to: "first"|"last"}),
+ * select {layer, head}, cycleHead {delta}, cycleLayer {delta}, view {view}, cycleView,
+ * text {text}.
+ */
+export function reduce(state, action, dims) {
+  const { count, nLayer, nHead } = dims;
+  const pinned = pinnedIndex(state, count);
+  switch (action.type) {
+    case "pin":
+      return { ...state, token: clamp(action.token, 0, Math.max(0, count - 1)), preview: null };
+    case "preview":
+      return { ...state, preview: action.token };
+    case "move": {
+      if (count === 0) return state;
+      let t = action.to === "first" ? 0 : action.to === "last" ? count - 1 : pinned + action.delta;
+      t = clamp(t, 0, count - 1);
+      return { ...state, token: t, preview: null };
+    }
+    case "select":
+      return { ...state, layer: clamp(action.layer, 1, nLayer), head: clamp(action.head, 1, nHead), view: "head" };
+    case "cycleHead": {
+      // Walks all layer x head pairs in reading order, so one key reaches every head.
+      const total = nLayer * nHead;
+      const i = ((state.layer - 1) * nHead + (state.head - 1) + action.delta + total) % total;
+      return { ...state, layer: Math.floor(i / nHead) + 1, head: (i % nHead) + 1, view: "head" };
+    }
+    case "cycleLayer": {
+      const layer = ((state.layer - 1 + action.delta + nLayer) % nLayer) + 1;
+      return { ...state, layer };
+    }
+    case "view":
+      return VIEWS.includes(action.view) ? { ...state, view: action.view } : state;
+    case "cycleView":
+      return { ...state, view: VIEWS[(VIEWS.indexOf(state.view) + 1) % VIEWS.length] };
+    case "text":
+      // Typing at the end should keep showing the newest token, so a pin on the last token
+      // turns into "follow the last token".
+      return {
+        ...state,
+        text: action.text,
+        token: count > 0 && pinned === count - 1 ? null : state.token,
+        preview: null,
+      };
+    default:
+      throw new Error(`unknown action ${action.type}`);
+  }
+}
+
+/** Attribute values for a state (null = remove the attribute). */
+export function toAttributes(state) {
+  return {
+    text: state.text,
+    token: state.token === null ? null : String(state.token),
+    layer: String(state.layer),
+    head: String(state.head),
+    view: state.view,
+  };
+}
+
+const HASH_KEYS = ["text", "token", "layer", "head", "view"];
+
+/** Permalink fragment for a state, e.g. "#text=The%20Queen&token=6&layer=2&head=3&view=head". */
+export function toHash(state) {
+  const params = new URLSearchParams();
+  for (const key of HASH_KEYS) {
+    const value = state[key];
+    if (value !== null && value !== undefined) params.set(key, String(value));
+  }
+  // URLSearchParams writes spaces as "+"; %20 survives being pasted into more places.
+  return "#" + params.toString().replace(/\+/g, "%20");
+}
+
+/** Attribute strings from a permalink fragment; keys that are absent come back null. */
+export function fromHash(hash) {
+  const params = new URLSearchParams(String(hash || "").replace(/^#/, ""));
+  const out = {};
+  for (const key of HASH_KEYS) out[key] = params.has(key) ? params.get(key) : null;
+  return out;
+}

@@ -1,0 +1,210 @@
+// Read-outs of one model run (no DOM): rows and matrices for the three views, next-token
+// probabilities, and sentences written from the numbers. Nothing here computes attention;
+// it only slices, averages or chains the `attention` output the ONNX graph returned.
+//
+// A run ("out") is {T, L, H, attention, scores, ...} with attention/scores as flat arrays of
+// shape [layer][head][query][key] (0-based indices in this module).
+
+const derived = new WeakMap(); // out -> {key: Float64Array}, so views are computed once per run
+
+function cached(out, key, make) {
+  let store = derived.get(out);
+  if (!store) derived.set(out, (store = {}));
+  if (!(key in store)) store[key] = make();
+  return store[key];
+}
+
+export function offset(out, layer, head, query = 0, key = 0) {
+  return ((layer * out.H + head) * out.T + query) * out.T + key;
+}
+
+/** The T x T attention matrix of one head (a view on the run's array, not a copy). */
+export function headMatrix(out, layer, head) {
+  const start = offset(out, layer, head);
+  return out.attention.subarray(start, start + out.T * out.T);
+}
+
+/** Mean over the heads of one layer. */
+export function averageMatrix(out, layer) {
+  return cached(out, `avg${layer}`, () => {
+    const { T, H } = out;
+    const m = new Float64Array(T * T);
+    for (let h = 0; h < H; h++) {
+      const a = headMatrix(out, layer, h);
+      for (let i = 0; i < T * T; i++) m[i] += a[i] / H;
+    }
+    return m;
+  });
+}
+
+/**
+ * Attention rollout up to `layer` (Abnar & Zuidema, 2020): each layer's head-average mixed
+ * half-and-half with the identity for the residual path, then chained by matrix products,
+ * so row q estimates how much each input token flows into position q after that layer.
+ */
+export function rolloutMatrix(out, layer) {
+  return cached(out, `roll${layer}`, () => {
+    const { T } = out;
+    let acc = null;
+    for (let l = 0; l <= layer; l++) {
+      const avg = averageMatrix(out, l);
+      const a = new Float64Array(T * T);
+      for (let i = 0; i < T * T; i++) a[i] = 0.5 * avg[i];
+      for (let i = 0; i < T; i++) a[i * T + i] += 0.5;
+      if (acc === null) {
+        acc = a;
+        continue;
+      }
+      // next = a @ acc; both are lower-triangular, so k runs only over j..i.
+      const next = new Float64Array(T * T);
+      for (let i = 0; i < T; i++) {
+        for (let k = 0; k <= i; k++) {
+          const aik = a[i * T + k];
+          if (aik === 0) continue;
+          for (let j = 0; j <= k; j++) next[i * T + j] += aik * acc[k * T + j];
+        }
+      }
+      acc = next;
+    }
+    return acc;
+  });
+}
+
+/** The matrix a view draws; `state` uses 1-based layer/head as users read them. */
+export function viewMatrix(out, state) {
+  const layer = state.layer - 1;
+  if (state.view === "average") return averageMatrix(out, layer);
+  if (state.view === "rollout") return rolloutMatrix(out, layer);
+  return headMatrix(out, layer, state.head - 1);
+}
+
+/**
+ * Row `query` of the rollout through `layer`, without the full matrix: e_q·Â_layer·…·Â_0
+ * is a vector times matrices, O(layers × T²) instead of O(T³) (it runs on every keystroke
+ * for the small per-layer strips).
+ */
+export function rolloutRow(out, layer, query) {
+  return cached(out, `rollrow${layer}:${query}`, () => {
+    const { T } = out;
+    let v = new Float64Array(T);
+    v[query] = 1;
+    for (let l = layer; l >= 0; l--) {
+      const avg = averageMatrix(out, l);
+      const next = new Float64Array(T);
+      // v·Â = 0.5·v·avg + 0.5·v; avg is lower-triangular, so key j only sees rows i ≥ j.
+      for (let i = 0; i < T; i++) {
+        const vi = v[i];
+        if (vi === 0) continue;
+        const row = i * T;
+        for (let j = 0; j <= i; j++) next[j] += 0.5 * vi * avg[row + j];
+        next[i] += 0.5 * vi;
+      }
+      v = next;
+    }
+    return v;
+  });
+}
+
+export function viewRow(out, state, query) {
+  if (state.view === "rollout") return rolloutRow(out, state.layer - 1, query);
+  const m = viewMatrix(out, state);
+  return m.subarray(query * out.T, (query + 1) * out.T);
+}
+
+export function headRow(out, layer, head, query) {
+  const start = offset(out, layer, head, query);
+  return out.attention.subarray(start, start + out.T);
+}
+
+export function scoreRow(out, layer, head, query) {
+  const start = offset(out, layer, head, query);
+  return out.scores.subarray(start, start + out.T);
+}
+
+/** Top-k next tokens at one position: softmax of that position's logits (float64). */
+export function topFromLogits(logits, vocab, position, k = 5) {
+  const row = logits.subarray(position * vocab, (position + 1) * vocab);
+  let max = -Infinity;
+  for (let i = 0; i < vocab; i++) if (row[i] > max) max = row[i];
+  let sum = 0;
+  for (let i = 0; i < vocab; i++) sum += Math.exp(row[i] - max);
+  const best = []; // small insertion-sorted list; vocab is a few thousand
+  for (let i = 0; i < vocab; i++) {
+    const v = row[i];
+    if (best.length === k && v <= best[k - 1].v) continue;
+    let j = best.length < k ? best.length : k - 1;
+    best[j] = { id: i, v };
+    while (j > 0 && best[j - 1].v < v) {
+      [best[j - 1], best[j]] = [best[j], best[j - 1]];
+      j--;
+    }
+  }
+  return best.map(({ id, v }) => ({ id, p: Math.exp(v - max) / sum }));
+}
+
+/** Sum of the first `count` entries in float64. */
+export function rowSum(row, count = row.length) {
+  let s = 0;
+  for (let i = 0; i < count; i++) s += row[i];
+  return s;
+}
+
+/** Indices of the keys 0..query, heaviest first. */
+export function ranked(row, query) {
+  const idx = Array.from({ length: query + 1 }, (_, i) => i);
+  return idx.sort((a, b) => row[b] - row[a] || a - b);
+}
+
+/** Entropy of the row over its visible keys, as a fraction of the uniform maximum. */
+export function spread(row, query) {
+  if (query === 0) return 0;
+  let h = 0;
+  for (let k = 0; k <= query; k++) if (row[k] > 0) h -= row[k] * Math.log(row[k]);
+  return h / Math.log(query + 1);
+}
+
+export function percent(w) {
+  return `${(100 * w).toFixed(1)}%`;
+}
+
+/** Whole percent, with "<1%" for a weight that is there but rounds to nothing. */
+export function wholePercent(w) {
+  return w > 0 && w < 0.005 ? "<1%" : `${Math.round(100 * w)}%`;
+}
+
+const VIEW_NAMES = {
+  head: (s) => `Layer ${s.layer}, head ${s.head}`,
+  average: (s) => `The average of layer ${s.layer}'s heads`,
+  rollout: (s) => `Attention rollout through layer ${s.layer}`,
+};
+
+export function viewName(state) {
+  return VIEW_NAMES[state.view](state);
+}
+
+/**
+ * One or two sentences about a row, written from its numbers only, e.g.
+ * "Layer 2, head 3: «said» puts 43% on «Alice», then 25% on «Queen». Fairly focused: …".
+ */
+export function describeRow(row, query, names, state) {
+  const who = `\u00ab${names[query]}\u00bb`;
+  const lead = viewName(state);
+  if (query === 0) return `${lead}: ${who} is the first token, so all of its attention stays on itself.`;
+  const order = ranked(row, query);
+  const [a, b] = order;
+  const self = a === query ? " (itself)" : "";
+  let text = `${lead}: ${who} puts ${wholePercent(row[a])} on \u00ab${names[a]}\u00bb${self}`;
+  if (b !== undefined && row[b] >= 0.05) {
+    text += `, then ${wholePercent(row[b])} on \u00ab${names[b]}\u00bb${b === query ? " (itself)" : ""}`;
+  }
+  const s = spread(row, query);
+  const kind = s < 0.35 ? "sharply focused" : s < 0.7 ? "fairly focused" : "spread out";
+  text += `. ${kind[0].toUpperCase() + kind.slice(1)}: its entropy is ${wholePercent(s)} of a uniform row over ${query + 1} tokens.`;
+  return text;
+}
+
+/** The heaviest key of a row as "«Alice» 43%", for the small per-head views. */
+export function strongest(row, query, names) {
+  const [a] = ranked(row, query);
+  return { index: a, text: `\u00ab${names[a]}\u00bb ${wholePercent(row[a])}` };
+}
