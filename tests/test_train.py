@@ -88,3 +88,17 @@ def test_real_ctrl_c_saves_a_resumable_checkpoint(corpus, tmp_path):
     assert proc.returncode == 130, rest[-2000:]
     ckpt = load_checkpoint(tmp_path / "toy.resume.pt")
     assert ckpt["resumable"] and ckpt["progress"]["step"] > 0
+
+
+def test_evaluate_recomputes_the_recorded_figure(uninterrupted, corpus, tmp_path):
+    from train.evaluate import evaluate
+    from train.files import UserError
+
+    bpc, baselines = evaluate(uninterrupted[0], corpus)
+    metrics = load_checkpoint(uninterrupted[0])["metrics"]
+    assert abs(bpc - metrics["heldout_bpc"]) < 1e-9
+    assert baselines == metrics["baselines_bpc"]
+    other = tmp_path / "other.txt"
+    other.write_text(synthetic_text(seed=1), encoding="utf-8")
+    with pytest.raises(UserError, match="not the text"):
+        evaluate(uninterrupted[0], other)

@@ -8,6 +8,7 @@ import sys
 
 from train.checkpoint import load_checkpoint
 from train.data import read_corpus
+from train.evaluate import report
 from pathlib import Path
 
 from train.files import UserError, ensure_writable_dir
@@ -31,6 +32,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     ns = parse_args(sys.argv[1:] if argv is None else argv)
+    args = None
     try:
         resume = None
         if ns.resume:
@@ -53,16 +55,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\ninterrupted: progress saved to {resume_path(args.out)}\n"
-              f"continue with: python -m train --resume {resume_path(args.out)}", file=sys.stderr)
+        saved = resume_path(args.out) if args else None
+        if saved and saved.exists():
+            print(f"\ninterrupted: progress saved to {saved}\ncontinue with: python -m train --resume {saved}",
+                  file=sys.stderr)
+        else:
+            print("\ninterrupted before training began: nothing was written.", file=sys.stderr)
         return 130
     m = payload["metrics"]
     print(f"wrote {args.out}: {m['n_params']:,} parameters, best step {m['best_step']} of {m['steps_run']}, "
           f"{m['train_seconds']} s")
-    print("held-out bits per character (last 10% of the text, after seeing the first 90%):")
-    rows = [("this model", m["heldout_bpc"])] + sorted(m["baselines_bpc"].items(), key=lambda kv: kv[1])
-    for name, bpc in rows:
-        print(f"  {name:<11} {bpc:.3f}")
+    print(report(m["heldout_bpc"], m["baselines_bpc"]))
     return 0
 
 

@@ -1,0 +1,51 @@
+"""`python -m train.evaluate`: a checkpoint's held-out bits per character, recomputed, next to
+gzip -9, xz and bzip2 on the same split (each compressor has seen the first 90%, like the model)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from train.checkpoint import load_checkpoint, model_from_checkpoint
+from train.data import compressor_baselines, nats_to_bpc, read_corpus
+from train.files import UserError
+from train.tokenizer import encode, load_tokenizer_json
+from train.trainer import heldout_nats
+
+
+def report(heldout_bpc: float, baselines: dict[str, float]) -> str:
+    lines = ["held-out bits per character (last 10% of the text, after seeing the first 90%):"]
+    rows = [("this model", heldout_bpc)] + sorted(baselines.items(), key=lambda kv: kv[1])
+    lines += [f"  {name:<11} {bpc:.3f}   ({bpc / baselines['bzip2']:.3f} x bzip2)" for name, bpc in rows]
+    return "\n".join(lines)
+
+
+def evaluate(ckpt_path: Path, corpus_path: Path) -> tuple[float, dict[str, float]]:
+    ckpt = load_checkpoint(ckpt_path)
+    corpus = read_corpus(corpus_path)
+    if corpus.sha256 != ckpt["corpus"]["sha256"]:
+        raise UserError(f"{corpus_path} is not the text {ckpt_path} was trained on (sha256 differs).")
+    model = model_from_checkpoint(ckpt, ckpt_path)
+    tokenizer = load_tokenizer_json(ckpt["tokenizer_json"])
+    nats = heldout_nats(model, encode(tokenizer, corpus.train_text), encode(tokenizer, corpus.heldout_text),
+                        stride=model.cfg.n_ctx // 2)
+    return nats_to_bpc(nats, len(corpus.heldout_text)), compressor_baselines(corpus)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__)
+    p.add_argument("--checkpoint", default="checkpoints/alice.pt", help="default: %(default)s")
+    p.add_argument("--corpus", required=True, help="the text the checkpoint was trained on")
+    ns = p.parse_args(argv)
+    try:
+        bpc, baselines = evaluate(Path(ns.checkpoint), Path(ns.corpus))
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(report(bpc, baselines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
