@@ -48,7 +48,7 @@ $(NODE): package.json package-lock.json
 $(CHROMIUM):
 	@echo "Installing Debian's chromium for the browser tests (about 90 s)..."
 	$(SUDO) apt-get update
-	$(SUDO) apt-get install -y chromium
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
 clean:
 	rm -rf build .pytest_cache
