@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import re
 import shutil
 import sys
 from functools import lru_cache
@@ -37,6 +38,18 @@ VENDOR_FILES = [
     "onnxruntime-web/dist/ort-wasm-simd-threaded.wasm",
     "@huggingface/tokenizers/dist/tokenizers.min.mjs",
 ]
+
+
+# The course chapters, in reading order: the header links them all, and each chapter page
+# gets "previous / next" links (rendered by _base.html from this list, so a chapter template
+# needs no navigation of its own).
+CHAPTERS = [
+    {"page": "attention.html", "title": "Attention"},
+    {"page": "lab.html", "title": "Attention as soft lookup"},
+]
+
+# The element's entry module; pages preload what it imports statically (see live_view_modules).
+ELEMENT_MODULE = "av-element.js"
 
 
 class BuildError(RuntimeError):
@@ -73,6 +86,22 @@ def template_names(env: jinja2.Environment) -> list[str]:
     return sorted(n for n in env.list_templates() if is_page(n))
 
 
+def static_imports(entry: str) -> list[str]:
+    """The own modules `entry` pulls in through static `import ... from "./x.js"` statements,
+    itself included. Dynamic `import()` (the export code, loaded on the first click) is left
+    out on purpose: preloading it would only compete with what the first paint needs."""
+    pattern = re.compile(r"""^\s*(?:import|export)\s[^;]*?from\s+["']\./([\w.-]+\.js)["']""", re.M)
+    seen: list[str] = []
+    todo = [entry]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.append(name)
+        todo.extend(pattern.findall((STATIC / name).read_text(encoding="utf-8")))
+    return sorted(seen)
+
+
 def make_env() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -84,7 +113,8 @@ def make_env() -> jinja2.Environment:
     env.globals["lab_reference"] = lab_reference
     # The element's modules, so pages can preload the whole graph at once instead of
     # discovering it import by import (see _macros.html: live_view_preloads).
-    env.globals["live_view_modules"] = sorted(p.name for p in STATIC.glob("av-*.js") if p.name != "av-boot.js")
+    env.globals["live_view_modules"] = static_imports(ELEMENT_MODULE)
+    env.globals["chapters"] = CHAPTERS
     return env
 
 
@@ -94,7 +124,7 @@ def render(out: Path, meta: dict) -> list[str]:
     for name in names:
         # `root` is the relative way back to the site root, so nested pages link correctly.
         root = "../" * name.count("/")
-        html = env.get_template(name).render(meta=meta, root=root)
+        html = env.get_template(name).render(meta=meta, root=root, page=name)
         target = out / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(html, encoding="utf-8")

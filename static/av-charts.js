@@ -3,8 +3,9 @@
 // T² pixels — cheap enough for every keystroke at T = 128). Masked (later) cells stay
 // transparent so the stylesheet's hatching shows through.
 
-import { TABLE, index, color } from "./av-palette.js";
+import { TABLE, index, hexColor } from "./av-palette.js";
 import { viewRow, viewMatrix, strongest } from "./av-views.js";
+import { setText } from "./av-skeleton.js";
 
 function sized(canvas, width, height) {
   if (canvas.width !== width) canvas.width = width;
@@ -32,18 +33,30 @@ const MAX_STOPS = 32;
 
 // Buckets span the whole row (all T keys), so the strip never changes width: later keys are
 // transparent and the hatching behind them shows. A width change would cost layout.
+// The string is kept short (hex colours, one decimal, positions cached per bucket count): the
+// browser parses 16 of them on every keystroke, and parsing was most of their cost.
+const positions = new Map(); // buckets -> ["0.0% 12.5%", ...]
+
+function stopPositions(buckets) {
+  if (!positions.has(buckets)) {
+    positions.set(buckets, Array.from({ length: buckets }, (_, b) =>
+      `${((100 * b) / buckets).toFixed(1)}% ${((100 * (b + 1)) / buckets).toFixed(1)}%`));
+  }
+  return positions.get(buckets);
+}
+
 function rowGradient(row, upto, T) {
   const buckets = Math.min(T, MAX_STOPS);
-  const stops = [];
+  const at = stopPositions(buckets);
+  let css = "linear-gradient(90deg";
   for (let b = 0; b < buckets; b++) {
     const from = Math.floor((b * T) / buckets);
     const to = Math.floor(((b + 1) * T) / buckets);
     let w = -1;
     for (let k = from; k < to && k <= upto; k++) w = Math.max(w, row[k]);
-    const c = w < 0 ? "transparent" : color(w);
-    stops.push(`${c} ${((100 * b) / buckets).toFixed(2)}% ${((100 * (b + 1)) / buckets).toFixed(2)}%`);
+    css += `,${w < 0 ? "transparent" : hexColor(w)} ${at[b]}`;
   }
-  return `linear-gradient(to right, ${stops.join(", ")})`;
+  return css + ")";
 }
 
 /** The shown token's row for every layer x (head | average | rollout) button. */
@@ -56,7 +69,7 @@ export function drawMinis(minis, vm) {
     const gradient = rowGradient(row, shown, T);
     if (mini.gradient !== gradient) mini.fill.style.backgroundImage = mini.gradient = gradient;
     const best = strongest(row, shown, names);
-    if (mini.top.textContent !== best.text) mini.top.textContent = best.text;
+    setText(mini.top, best.text);
     const selected = state.view === mini.view && state.layer === mini.layer &&
       (mini.view !== "head" || state.head === mini.head);
     const pressed = selected ? "true" : "false";

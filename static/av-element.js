@@ -10,6 +10,7 @@ import { buildShell, buildUI } from "./av-skeleton.js";
 import { Renderer } from "./av-render.js";
 import { heatmapRowAt } from "./av-charts.js";
 import { renderMath } from "./av-math.js";
+import { addExportBar } from "./av-toolbar.js";
 
 const STATE_ATTRS = ["text", "layer", "head", "token", "view"];
 const DEFAULT_SRC = new URL("model/", import.meta.url).href;
@@ -179,6 +180,7 @@ export class AttentionView extends HTMLElement {
     if (this._renderer) return;
     const r = buildUI(this._r, { nLayer: meta.config.n_layer, nHead: meta.config.n_head });
     this._renderer = new Renderer(r);
+    addExportBar(this, r);
     r.input.addEventListener("input", () => this._act({ type: "text", text: r.input.value }));
     r.chips.addEventListener("click", (e) => {
       const chip = e.target.closest(".chip");

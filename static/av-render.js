@@ -3,16 +3,12 @@
 // update, tokenize + run + render, has to fit in a frame at 128 tokens). User text only ever
 // reaches the page through textContent.
 
-import { h } from "./av-skeleton.js";
+import { h, setText, setHidden } from "./av-skeleton.js";
 import { steppedColor, ink, gradient } from "./av-palette.js";
-import { displayText, pieceLabel } from "./av-tokens.js";
+import { chipText, pieceLabel } from "./av-tokens.js";
 import { viewRow, rowSum, percent, wholePercent, describeRow, viewName } from "./av-views.js";
 import { drawMinis, drawHeatmap } from "./av-charts.js";
 import { renderMath } from "./av-math.js";
-
-function setText(el, text) {
-  if (el.textContent !== text) el.textContent = text;
-}
 
 function setAttr(el, name, value) {
   if (el.getAttribute(name) !== value) el.setAttribute(name, value);
@@ -30,7 +26,7 @@ export class Renderer {
     const { status, statusText, retry: button } = this.r;
     status.dataset.kind = kind;
     setText(statusText, text);
-    button.hidden = !retry;
+    setHidden(button, !retry);
   }
 
   /** Show the UI (hiding the fallback) once its stylesheet has arrived. */
@@ -46,14 +42,14 @@ export class Renderer {
   }
 
   notice(text) {
-    this.r.notice.hidden = !text;
+    setHidden(this.r.notice, !text);
     setText(this.r.notice, text || "");
   }
 
   /** Full render of a view model (built by the element's _paint). */
   render(vm) {
     const empty = vm.out === null;
-    this.r.body.hidden = empty;
+    setHidden(this.r.body, empty);
     this.syncChips(vm);
     this.deferSrRows(vm);
     if (empty) return;
@@ -84,12 +80,10 @@ export class Renderer {
       }
       if (!chip.el.isConnected) frag.append(chip.el);
       const label = vm.labels[i];
-      // "⋯" marks the tail of a split character; a token of only spaces shows them as "␣".
-      const shown = label.text === "" ? "\u22ef"
-        : /^ +$/.test(label.text) ? label.text.replace(/ /g, "\u2423") : displayText(label.text);
+      const shown = chipText(label);
       if (chip.label !== shown) {
         chip.label = shown;
-        chip.tok.textContent = shown;
+        setText(chip.tok, shown);
       }
       const [a, b] = label.span;
       const part = a === b ? "" : i === a ? " split-first" : i === b ? " split-last" : " split-mid";
@@ -154,7 +148,7 @@ export class Renderer {
     const top = vm.out.topAt(vm.shown);
     this.r.predRows.forEach((row, i) => {
       const item = top[i];
-      row.li.hidden = !item;
+      setHidden(row.li, !item);
       if (!item) return;
       const piece = vm.pieceOf(item.id);
       setText(row.tok, piece === null ? "\u2026" : pieceLabel(piece)); // null: tokenizer not here yet
@@ -186,7 +180,7 @@ export class Renderer {
       this.srRows.push({ tr, name, value });
     }
     this.srRows.forEach((r, k) => {
-      r.tr.hidden = k >= count;
+      setHidden(r.tr, k >= count);
       if (k >= count) return;
       setText(r.name, vm.names[k]);
       setText(r.value, percent(row[k]));

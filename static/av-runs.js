@@ -31,7 +31,13 @@ export async function liveRun(model, text) {
   };
   if (kept.length) {
     const out = await model.run(kept);
-    out.topAt = (q) => topFromLogits(out.logits, vocab_size, q);
+    // Memoised: the renderer and `result` both ask for the pinned position on every update,
+    // and each call is a softmax over the whole vocabulary.
+    const tops = new Map();
+    out.topAt = (q) => {
+      if (!tops.has(q)) tops.set(q, topFromLogits(out.logits, vocab_size, q));
+      return tops.get(q);
+    };
     run.out = out;
   }
   return withLabels(run);

@@ -107,6 +107,17 @@ export function displayText(text) {
   return out;
 }
 
+/**
+ * What a token's chip shows: "⋯" for the tail of a character split over several tokens,
+ * a token of only spaces as "␣" per space (an invisible chip is unclickable), else its text
+ * with control characters as symbols. Shared by the chips on screen and the exported pictures.
+ */
+export function chipText(label) {
+  if (label.text === "") return "\u22ef";
+  if (/^ +$/.test(label.text)) return label.text.replace(/ /g, "\u2423");
+  return displayText(label.text);
+}
+
 /** A short name for a token in sentences and tables, e.g. «Alice» or «🙂 (part 2 of 3)». */
 export function tokenName(labels, t) {
   const label = labels[t];

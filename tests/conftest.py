@@ -51,9 +51,18 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def serve_dir(directory: Path):
+class _CORSHandler(_QuietHandler):
+    """Answers every request with `Access-Control-Allow-Origin: *`: what a host serving the
+    assets for pages on other origins must send (module scripts and fetches use CORS)."""
+
+    def end_headers(self):
+        self.send_header("Access-Control-Allow-Origin", "*")
+        super().end_headers()
+
+
+def serve_dir(directory: Path, cors: bool = False):
     """Serve `directory` on 127.0.0.1 and a free port; returns (base_url, server)."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
+    handler = functools.partial(_CORSHandler if cors else _QuietHandler, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return f"http://127.0.0.1:{server.server_address[1]}", server
@@ -215,3 +224,42 @@ def reused_live_page(shared_live_page):
     pg.console_errors.clear()
     pg.page_errors.clear()
     return pg
+
+
+# --- Embedding: what a widget shows on screen, checked against a reference row ---------------
+
+
+def percent_matches(text: str, weight: float) -> bool:
+    """A whole percent as the page writes it ("43%", or "<1%" for a small nonzero weight)."""
+    if text == "<1%":
+        return 0 < 100 * weight < 0.5 + 1e-6
+    return abs(int(text.rstrip("%")) - 100 * weight) <= 0.5 + 1e-4
+
+
+def assert_chips_show(page, selector: str, row, query: int):
+    """The widget's chips show `row` (a reference row) up to the query; later chips are masked.
+    `page` may be a Page or a Frame."""
+    shown = page.locator(f"{selector} .chip .chip-pct").all_text_contents()
+    assert len(shown) == len(row), (shown, len(row))
+    for k, text in enumerate(shown):
+        if k <= query:
+            assert percent_matches(text, float(row[k])), (selector, k, text, row[k])
+        else:
+            assert text == "\u00b7", (selector, k, text)
+
+
+def chip_label(text: str) -> str:
+    """What a chip shows for a token's text (av-tokens.js chipText), for texts without controls:
+    "⋯" for the tail of a split character, "␣" for each space of a spaces-only token."""
+    if text == "":
+        return "\u22ef"
+    if set(text) == {" "}:
+        return "\u2423" * len(text)
+    return text
+
+
+WATCH_CSP = """
+window.__csp = [];
+document.addEventListener("securitypolicyviolation",
+  (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+"""

@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from conftest import view_result, wait_live
 from helpers import synthetic_text
@@ -174,7 +175,7 @@ def test_math_and_predictions_show_the_model_numbers(reused_live_page, meta):
     q, layer, head = r["token"], r["layer"], r["head"]
     page.locator("attention-view details.math summary").click()
     rows = page.locator("attention-view .math-table tbody tr:not([hidden])")
-    assert rows.count() == len(r["tokens"])
+    expect(rows).to_have_count(len(r["tokens"]))  # the table is filled by the `toggle` event
     root = math.sqrt(meta["config"]["d_head"])
     scores = r["scores"][layer - 1][head - 1][q]
     weights = r["attention"][layer - 1][head - 1][q]

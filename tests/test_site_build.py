@@ -126,7 +126,8 @@ def test_own_scripts_and_styles_name_no_other_origin(built_site):
            and "vendor" not in p.parts]
     assert own
     for path in own:
-        text = path.read_text(encoding="utf-8")
+        # The SVG namespace is a name written into exported files, never fetched.
+        text = path.read_text(encoding="utf-8").replace('xmlns="http://www.w3.org/2000/svg"', "")
         assert not re.search(r"https?://|url\(\s*['\"]?//", text), path
     # The live view's own modules never parse strings as HTML or code.
     for path in (built_site / "static").glob("*.js"):
@@ -162,3 +163,36 @@ def test_missing_node_modules_fails_clearly(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode != 0
     assert "npm ci" in proc.stderr
+
+
+def test_chapters_are_in_the_header_and_linked_in_order(built_site):
+    """Both chapters in every page's header (marked current on their own page), and
+    previous/next links between them; the iframe embed has no page chrome at all."""
+    build = load_build()
+    chapters = [c["page"] for c in build.CHAPTERS]
+    assert chapters == ["attention.html", "lab.html"]
+    for name in ("index.html", *chapters):
+        html = (built_site / name).read_text(encoding="utf-8")
+        nav = html[html.index('<nav class="site-nav"'):]
+        nav = nav[: nav.index("</nav>")]
+        assert re.findall(r'href="([^"]+)"', nav) == chapters, name
+        current = re.findall(r'href="([^"]+)" aria-current="page"', nav)
+        assert current == ([name] if name in chapters else []), name
+    first = (built_site / "attention.html").read_text(encoding="utf-8")
+    second = (built_site / "lab.html").read_text(encoding="utf-8")
+    assert 'rel="next" href="lab.html"' in first and 'rel="prev"' not in first
+    assert 'rel="prev" href="attention.html"' in second and 'rel="next"' not in second
+    embed = (built_site / "embed.html").read_text(encoding="utf-8")
+    assert "site-header" not in embed and "site-nav" not in embed and "chapter-nav" not in embed
+    assert 'class="embed-full"' in embed
+
+
+def test_preloads_are_the_elements_static_imports(built_site):
+    """Pages preload what the element imports up front, and not the export code it loads on
+    a click (which would compete with the first paint)."""
+    html = (built_site / "index.html").read_text(encoding="utf-8")
+    preloaded = set(re.findall(r'rel="modulepreload" href="static/(av-[\w-]+\.js)"', html))
+    assert "av-element.js" in preloaded and "av-toolbar.js" in preloaded and "av-render.js" in preloaded
+    assert "av-export.js" not in preloaded and "av-export-canvas.js" not in preloaded
+    for name in preloaded:
+        assert (built_site / "static" / name).is_file()
