@@ -38,7 +38,7 @@ class TrainArgs:
     bpe_dropout: float = 0.0  # train on randomly less-merged segmentations: data augmentation
     bpe_variants: int = 8  # how many such segmentations of the training text to draw
     eval_every: int = 25
-    patience: int = 6  # evaluations without a new best before stopping
+    patience: int = 3  # evaluations without a new best before stopping (the book overfits fast)
     seed: int = 1337
     threads: int = 2  # part of the seed: 1 and 2 threads differ in the last bits
     interrupt_at: int = 0  # testing aid: behave as if Ctrl-C arrived at this step (0 = never)
@@ -68,18 +68,21 @@ def heldout_nats(model: TinyTransformer, context: list[int], heldout: list[int],
     n_ctx = model.cfg.n_ctx
     ids = torch.tensor(context[-(n_ctx - 1):] + heldout)
     first = len(ids) - len(heldout)
+    by_length: dict[int, list[tuple[int, int]]] = {}  # window length -> [(lo, first scored index)]
+    for end in range(first + stride, len(ids) + stride, stride):
+        end = min(end, len(ids))  # targets ids[end - stride : end]
+        lo = max(0, end - 1 - n_ctx)
+        by_length.setdefault(end - 1 - lo, []).append((lo, max(first, end - stride) - (lo + 1)))
     total = 0.0
     was_training = model.training
     model.eval()
     with torch.no_grad():
-        for end in range(first + stride, len(ids) + stride, stride):
-            end = min(end, len(ids))  # targets ids[end - stride : end]
-            lo = max(0, end - 1 - n_ctx)
-            x, y = ids[lo : end - 1], ids[lo + 1 : end]
-            logits, _ = model(x[None])
-            nll = F.cross_entropy(logits[0], y, reduction="none")
-            scored_from = max(first, end - stride) - (lo + 1)
-            total += nll[scored_from:].sum().item()
+        for length, windows in by_length.items():  # equal lengths batch into one forward pass
+            x = torch.stack([ids[lo : lo + length] for lo, _ in windows])  # [W, length]
+            y = torch.stack([ids[lo + 1 : lo + 1 + length] for lo, _ in windows])  # [W, length]
+            logits, _ = model(x)
+            nll = F.cross_entropy(logits.transpose(1, 2), y, reduction="none")  # [W, length]
+            total += sum(nll[i, scored:].sum().item() for i, (_, scored) in enumerate(windows))
     model.train(was_training)
     return total
 
