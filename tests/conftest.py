@@ -85,16 +85,21 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser):
-    """A fresh context per test; console errors and page errors are collected on the page."""
-    context = browser.new_context()
+def watched_page(context):
+    """A new page that collects its console errors and page errors as attributes."""
     pg = context.new_page()
     pg.console_errors = []
     pg.page_errors = []
     pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))
     pg.on("pageerror", lambda e: pg.page_errors.append(str(e)))
-    yield pg
+    return pg
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh context per test; console errors and page errors are collected on the page."""
+    context = browser.new_context()
+    yield watched_page(context)
     context.close()
 
 
@@ -195,11 +200,7 @@ def run_node(script: str, payload=None, timeout: float = 120) -> object:
 def shared_live_page(browser, site_url):
     """One live index page per test module (a cold load compiles 14 MB of wasm; ~2 s each)."""
     context = browser.new_context()
-    pg = context.new_page()
-    pg.console_errors = []
-    pg.page_errors = []
-    pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))
-    pg.on("pageerror", lambda e: pg.page_errors.append(str(e)))
+    pg = watched_page(context)
     pg.goto(f"{site_url}/index.html")
     wait_live(pg)
     yield pg
