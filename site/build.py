@@ -15,6 +15,7 @@ to its own URL, so they must sit together).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import json
 import re
@@ -153,12 +154,26 @@ def copy_vendor(out: Path) -> None:
         shutil.copy2(src, vendor / src.name)
 
 
+def write_service_worker(out: Path) -> None:
+    """OUT/sw.js: site/sw.js behind the list of every built file and a version derived from
+    their contents (see site/sw.js for why both live in the worker itself)."""
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != "sw.js")
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(name.encode() + b"\0" + (out / name).read_bytes())
+    manifest = {"version": digest.hexdigest()[:16], "files": files}
+    header = f"self.OFFLINE = {json.dumps(manifest)};\n"
+    (out / "sw.js").write_text(header + (ROOT / "site" / "sw.js").read_text(encoding="utf-8"), encoding="utf-8")
+
+
 def build(out: Path, model_dir: Path = STATIC / "model") -> list[str]:
     meta = load_meta(model_dir)
     out.mkdir(parents=True, exist_ok=True)
     copy_static(out, model_dir)
     copy_vendor(out)
-    return render(out, meta)
+    pages = render(out, meta)
+    write_service_worker(out)  # last: it lists and hashes everything the steps above wrote
+    return pages
 
 
 def main(argv: list[str] | None = None) -> int:

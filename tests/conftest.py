@@ -60,10 +60,17 @@ class _CORSHandler(_QuietHandler):
         super().end_headers()
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A browser context closed mid-download (the offline worker caches 15 MB): not a failure.
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
 def serve_dir(directory: Path, cors: bool = False):
     """Serve `directory` on 127.0.0.1 and a free port; returns (base_url, server)."""
     handler = functools.partial(_CORSHandler if cors else _QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _Server(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return f"http://127.0.0.1:{server.server_address[1]}", server
 
