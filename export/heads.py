@@ -1,0 +1,281 @@
+"""What every head does, measured on the exported model: `measure_heads` -> meta.json's `heads`.
+
+The model is reached only through a `Run` callable, so the same code measures the ONNX graph
+(`ort_run`) or a PyTorch model. The score functions and the role thresholds live in
+`export/head_scores.py`; this module chooses the inputs they are measured on:
+
+- held-out windows: non-overlapping `n_ctx`-token windows of the held-out ids (the tail that does
+  not fill a window is dropped, so every window has the same length and the same chance levels);
+- repeated random sequences: 64 sequences of 63 tokens drawn uniformly, with a seeded numpy
+  Generator, from `candidate_ids`, each repeated twice (126 tokens, within the 128 context);
+- examples: short spans of held-out text, measured on that short text itself so that the
+  figures the page shows for it are exactly these.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+
+from export import head_scores as hs
+
+Run = Callable[[np.ndarray, np.ndarray | None], tuple[np.ndarray, np.ndarray]]
+"""run(ids [W, T] int64, head_mask [n_layer, n_head] float32 or None)
+-> (logits [W, T, V] float32, attention [W, n_layer, n_head, T, T] float32)"""
+
+HEAD_MASK = "head_mask"
+N_SEQUENCES = 64
+N_REPEAT = 63  # 2 x 63 = 126 tokens fit the 128-token context
+MIN_SEEN = 3  # a token seen fewer times in training has an embedding too rough to say anything
+EXAMPLE_SPAN = 40  # tokens measured per candidate span
+EXAMPLE_MIN_TOKENS = 24  # the example text is at least this long, so the head sees real context
+EXAMPLE_MIN_QUERY = 8  # at least 8 earlier keys compete, so a large weight is not just few choices
+EXAMPLE_STRIDE = 4  # spans start at a word at least this many tokens after the previous start
+DIGITS = 4
+
+SCORE_NAMES = ("previous_token", "self", "first_token", "entropy_bits", "row_max",
+               "duplicate_token", "induction", "ablation_nats")
+
+
+def ort_run(session) -> Run:
+    """A Run over an onnxruntime session of the browser graph (batch 1: loops over the windows).
+
+    head_mask is passed only when given; a graph that requires it gets all ones (= no ablation)
+    when it is not given."""
+    required = {i.name for i in session.get_inputs()}
+    optional = {i.name for i in session.get_overridable_initializers()}
+    outputs = ["logits", "attention"]
+
+    def run(ids: np.ndarray, head_mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        ids = np.asarray(ids, dtype=np.int64)
+        feeds = {}
+        if head_mask is not None:
+            if HEAD_MASK not in required | optional:
+                raise ValueError(
+                    f"this ONNX graph has no '{HEAD_MASK}' input (inputs: {sorted(required)}): "
+                    "re-export the model with head ablation to measure ablation_nats")
+            feeds[HEAD_MASK] = np.asarray(head_mask, dtype=np.float32)
+        elif HEAD_MASK in required:
+            n_layer, n_head = session.get_outputs()[1].shape[:2]
+            feeds[HEAD_MASK] = np.ones((n_layer, n_head), dtype=np.float32)
+        logits, attention = [], []
+        for row in ids:
+            lg, att = session.run(outputs, {"input_ids": row[None, :], **feeds})
+            logits.append(lg[0])
+            attention.append(att)
+        return np.stack(logits), np.stack(attention)
+
+    return run
+
+
+def has_head_mask(session) -> bool:
+    return HEAD_MASK in {i.name for i in session.get_inputs()} | {i.name for i in session.get_overridable_initializers()}
+
+
+def seen_tokens(train_ids, min_count: int = MIN_SEEN) -> np.ndarray:
+    """The ids that occur at least `min_count` times in the training ids (for `candidate_ids`)."""
+    ids, counts = np.unique(np.asarray(train_ids, dtype=np.int64), return_counts=True)
+    return ids[counts >= min_count]
+
+
+def heldout_windows(heldout_ids, n_ctx: int) -> np.ndarray:
+    ids = np.asarray(heldout_ids, dtype=np.int64)
+    n = len(ids) // n_ctx
+    if n == 0:
+        raise ValueError(f"held-out text has {len(ids)} tokens, fewer than one {n_ctx}-token window")
+    return ids[: n * n_ctx].reshape(n, n_ctx)
+
+
+def repeated_sequences(candidate_ids, n_sequences: int = N_SEQUENCES, n: int = N_REPEAT, seed: int = 0) -> np.ndarray:
+    """[n_sequences, 2n]: n tokens drawn uniformly from candidate_ids, then the same n again."""
+    candidates = np.asarray(candidate_ids, dtype=np.int64)
+    if candidates.size == 0:
+        raise ValueError("no candidate ids to draw repeated sequences from")
+    first = np.random.default_rng(seed).choice(candidates, size=(n_sequences, n), replace=True)
+    return np.concatenate([first, first], axis=1)
+
+
+def token_losses(logits: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """[W, T-1]: nats to predict ids[:, t+1] from position t, computed in float64."""
+    z = logits[:, :-1].astype(np.float64)
+    z = z - z.max(axis=-1, keepdims=True)
+    log_norm = np.log(np.exp(z).sum(axis=-1))
+    target = np.take_along_axis(z, ids[:, 1:, None], axis=-1)[..., 0]
+    return log_norm - target
+
+
+def in_context_gain(losses: np.ndarray, n: int) -> float:
+    """First copy minus second copy, over the same within-copy positions i = 1..n-1 (position 0 of
+    either copy cannot be predicted from the copy before it)."""
+    first = losses[:, 0 : n - 1]  # predicts tokens 1..n-1
+    second = losses[:, n : 2 * n - 1]  # predicts tokens n+1..2n-1, the same tokens again
+    return float(first.mean() - second.mean())
+
+
+def _ablation(run: Run, windows: np.ndarray, n_layer: int, n_head: int, base_loss: float) -> np.ndarray:
+    out = np.zeros((n_layer, n_head))
+    for layer in range(n_layer):
+        for head in range(n_head):
+            mask = np.ones((n_layer, n_head), dtype=np.float32)
+            mask[layer, head] = 0.0
+            logits, _ = run(windows, mask)
+            out[layer, head] = token_losses(logits, windows).mean() - base_loss
+    return out
+
+
+# --- examples -------------------------------------------------------------------------------------
+
+def _one_line(text: str) -> str:
+    # The book is hard-wrapped: its line breaks are layout, not content, and a one-line example
+    # reads like what a reader would type.
+    return re.sub(r"[ \t]*\n\s*", " ", text).strip()
+
+
+def _example_texts(heldout_ids: np.ndarray, decode, encode, n_ctx: int) -> list[tuple[str, list[int]]]:
+    """Candidate (text, ids) spans of held-out text, starting at a word, one line, each text's ids
+    round-tripping exactly (encode(decode(ids)) == ids), so the page re-tokenizes to the same ids."""
+    ids = [int(i) for i in heldout_ids]
+    pieces = [decode([i]) for i in ids]
+    out, seen, last = [], set(), -EXAMPLE_STRIDE
+    for s in range(len(ids) - EXAMPLE_MIN_TOKENS):
+        at_word = s > 0 and (pieces[s][:1].isspace() or pieces[s - 1][-1:].isspace())
+        if not at_word or s - last < EXAMPLE_STRIDE:
+            continue
+        text = _one_line(decode(ids[s : s + EXAMPLE_SPAN]))
+        if "\ufffd" in text or not text[:1].isalnum() and text[:1] not in "'\"(":
+            continue  # a split multi-byte character, or a start inside punctuation
+        span = encode(text)
+        if not (EXAMPLE_MIN_TOKENS <= len(span) <= n_ctx) or encode(decode(span)) != span or tuple(span) in seen:
+            continue
+        last = s
+        seen.add(tuple(span))
+        out.append((text, span))
+    return out
+
+
+def _cut(text_ids: list[int], q: int, decode, encode) -> tuple[str, list[int]]:
+    """The shortest prefix (>= EXAMPLE_MIN_TOKENS tokens, ending at a word end if it can) that still
+    contains the query and round-trips; a causal model gives it the same attention rows up to q."""
+    ends = range(max(EXAMPLE_MIN_TOKENS, q + 1), len(text_ids) + 1)
+    # Prefer ending where a word ends (the next token starts with a space), not inside "Gryph|on".
+    at_word_end = [e for e in ends if e == len(text_ids) or decode([text_ids[e]])[:1].isspace()]
+    for end in at_word_end + list(ends):
+        ids = text_ids[:end]
+        text = decode(ids)
+        if text == text.strip() and encode(text) == ids:
+            return text, ids
+    return decode(text_ids), text_ids
+
+
+def find_examples(run: Run, heldout_ids, roles: list[list[str]], decode, encode, n_ctx: int) -> list[list[dict | None]]:
+    """For each head, the span and query where it puts its largest single weight on one key.
+
+    That key must be neither the query itself nor key 0 (a resting place, not a choice) unless the
+    head's role is exactly that ("self", "first token")."""
+    spans = _example_texts(np.asarray(heldout_ids), decode, encode, n_ctx)
+    n_layer, n_head = len(roles), len(roles[0])
+    best = [[(-1.0, None) for _ in range(n_head)] for _ in range(n_layer)]
+    for text, ids in spans:
+        _, att = run(np.array([ids], dtype=np.int64), None)
+        att = att[0].astype(np.float64)  # [L, H, T, T]
+        T = att.shape[-1]
+        q = np.arange(T)
+        for layer in range(n_layer):
+            for head in range(n_head):
+                a = att[layer, head].copy()
+                a[:EXAMPLE_MIN_QUERY] = -1.0
+                if roles[layer][head] != "self":
+                    a[q, q] = -1.0
+                if roles[layer][head] != "first token":
+                    a[:, 0] = -1.0
+                flat = int(np.argmax(a))
+                if a.flat[flat] > best[layer][head][0]:
+                    best[layer][head] = (float(a.flat[flat]), (ids, *divmod(flat, T)))
+    examples = []
+    for layer in range(n_layer):
+        row = []
+        for head in range(n_head):
+            _, found = best[layer][head]
+            if found is None:
+                row.append(None)
+                continue
+            ids, qi, ki = found
+            text, ids = _cut(ids, qi, decode, encode)
+            # Measured again on exactly the text the page will be given.
+            _, att = run(np.array([ids], dtype=np.int64), None)
+            row.append({
+                "text": text, "token": qi, "key": ki,
+                "weight": round(float(att[0, layer, head, qi, ki]), DIGITS),
+                "query_text": decode([ids[qi]]), "key_text": decode([ids[ki]]),
+            })
+        examples.append(row)
+    return examples
+
+
+# --- everything -----------------------------------------------------------------------------------
+
+def definitions(n_ctx: int, n_windows: int, seed: int) -> dict:
+    return {
+        "windows": f"{n_windows} non-overlapping {n_ctx}-token windows of the held-out text (the tail shorter than a window is dropped)",
+        "repeated": f"{N_SEQUENCES} sequences of {N_REPEAT} tokens drawn uniformly (numpy default_rng({seed})) "
+                    f"from tokens seen >= {MIN_SEEN} times in training, each repeated twice ({2 * N_REPEAT} tokens)",
+        "previous_token": "mean weight on key q-1, over query positions q >= 1 of the held-out windows",
+        "self": "mean weight on key q (the query itself), over q >= 1 (row 0 has no choice)",
+        "first_token": f"mean weight on key 0, over q >= {hs.FIRST_TOKEN_FROM}",
+        "entropy_bits": f"mean entropy of a row, in bits, over q >= {hs.ENTROPY_FROM}",
+        "row_max": "mean largest weight in a row, over q >= 1",
+        "duplicate_token": f"repeated sequences: mean weight of query {N_REPEAT}+i on key i (the same token in the first copy)",
+        "induction": f"repeated sequences: mean weight of query {N_REPEAT}+i on key i+1 (the token that followed it)",
+        "ablation_nats": "held-out loss (nats/token, over the windows) with this head's output zeroed before the output projection, minus the loss without",
+        "in_context_gain": f"repeated sequences: mean loss (nats/token) on the first copy minus the second, positions 1..{N_REPEAT - 1} of each copy",
+        "even_attention": {k: round(v, DIGITS) for k, v in hs.even_attention_scores(n_ctx, N_REPEAT).items()},
+        "roles": hs.role_table(),
+        "role_rule": "groups in order; the first group with a passing score gives the role, the largest passing score within it; else 'diffuse'",
+        "example": f"over one-line spans of held-out text ({EXAMPLE_MIN_TOKENS}+ tokens, measured on that text alone): "
+                   f"the query (q >= {EXAMPLE_MIN_QUERY}) and key with the largest weight, the key being neither the query "
+                   "nor key 0 unless the role is 'self' or 'first token'",
+    }
+
+
+def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: int, n_ctx: int = 128,
+                  seed: int = 0, decode=None, encode=None, ablation: bool = True) -> dict:
+    """Every head's scores, role and example; in_context_gain; the definitions. Figures rounded to 4
+    decimals. `example` is None without decode/encode; `ablation_nats` is None with ablation=False
+    (for a graph without head_mask)."""
+    windows = heldout_windows(heldout_ids, n_ctx)
+    logits, att = run(windows, None)
+    base_loss = float(token_losses(logits, windows).mean())
+    natural = {
+        "previous_token": hs.previous_token(att), "self": hs.self_attention(att),
+        "first_token": hs.first_token(att), "entropy_bits": hs.entropy_bits(att), "row_max": hs.row_max(att),
+    }
+    del logits, att
+    repeated = repeated_sequences(candidate_ids, seed=seed)
+    r_logits, r_att = run(repeated, None)
+    gain = in_context_gain(token_losses(r_logits, repeated), N_REPEAT)
+    natural["duplicate_token"] = hs.duplicate_token(r_att, N_REPEAT)
+    natural["induction"] = hs.induction(r_att, N_REPEAT)
+    del r_logits, r_att
+    ablated = _ablation(run, windows, n_layer, n_head, base_loss) if ablation else None
+
+    heads, roles = [], [[None] * n_head for _ in range(n_layer)]
+    for layer in range(n_layer):
+        for head in range(n_head):
+            # Per-head figures: average over windows / sequences (axis 0) at this layer and head.
+            scores = {name: round(float(v[:, layer, head].mean()), DIGITS) for name, v in natural.items()}
+            scores["ablation_nats"] = None if ablated is None else round(float(ablated[layer, head]), DIGITS)
+            scores = {name: scores[name] for name in SCORE_NAMES}
+            roles[layer][head] = hs.role(scores)
+            heads.append({"layer": layer + 1, "head": head + 1, "scores": scores, "role": roles[layer][head], "example": None})
+    if decode is not None and encode is not None:
+        examples = find_examples(run, heldout_ids, roles, decode, encode, n_ctx)
+        for entry in heads:
+            entry["example"] = examples[entry["layer"] - 1][entry["head"] - 1]
+    return {
+        "heads": heads,
+        "in_context_gain": round(gain, DIGITS),
+        "heldout_loss_nats": round(base_loss, DIGITS),
+        "definitions": definitions(n_ctx, len(windows), seed),
+    }
