@@ -8,7 +8,7 @@ The model is reached only through a `Run` callable, so the same code measures th
   not fill a window is dropped, so every window has the same length and the same chance levels);
 - repeated random sequences: 64 sequences of 63 tokens drawn uniformly, with a seeded numpy
   Generator, from `candidate_ids`, each repeated twice (126 tokens, within the 128 context);
-- examples: short spans of held-out text, measured on that short text itself so that the
+- examples: short spans of a text (export passes its own prose, never a book), measured on that short text itself so that the
   figures the page shows for it are exactly these.
 """
 
@@ -240,10 +240,11 @@ def definitions(n_ctx: int, n_windows: int, seed: int) -> dict:
 
 
 def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: int, n_ctx: int = 128,
-                  seed: int = 0, decode=None, encode=None, ablation: bool = True) -> dict:
+                  seed: int = 0, decode=None, encode=None, ablation: bool = True, example_ids=None) -> dict:
     """Every head's scores, role and example; in_context_gain; the definitions. Figures rounded to 4
     decimals. `example` is None without decode/encode; `ablation_nats` is None with ablation=False
-    (for a graph without head_mask)."""
+    (for a graph without head_mask). Examples are searched in `example_ids` when given (export
+    passes its own prose, so that no sentence of a book is committed), else in the held-out ids."""
     windows = heldout_windows(heldout_ids, n_ctx)
     logits, att = run(windows, None)
     base_loss = float(token_losses(logits, windows).mean())
@@ -270,7 +271,8 @@ def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: in
             roles[layer][head] = hs.role(scores)
             heads.append({"layer": layer + 1, "head": head + 1, "scores": scores, "role": roles[layer][head], "example": None})
     if decode is not None and encode is not None:
-        examples = find_examples(run, heldout_ids, roles, decode, encode, n_ctx)
+        source = heldout_ids if example_ids is None else example_ids
+        examples = find_examples(run, source, roles, decode, encode, n_ctx)
         for entry in heads:
             entry["example"] = examples[entry["layer"] - 1][entry["head"] - 1]
     return {

@@ -1,7 +1,8 @@
 """One parity check, used by the exporter (which refuses to write on failure) and by the tests.
 
 Order as in HF optimum: output names, then axis names, then shapes, then values (np.allclose)
-with the largest difference reported, at several sequence lengths other than the export dummy's.
+with the largest difference reported, at several sequence lengths other than the export dummy's,
+with every head on (the graph's default) and with several heads switched off through `head_mask`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 import onnxruntime as ort
 import torch
 
-from export.to_onnx import INPUT, OUTPUTS, expected_axes
+from export.to_onnx import HEAD_MASK, INPUT, OUTPUTS, expected_axes
 from train.model import TinyTransformer
 
 LENGTHS = (1, 7, 19, 128)
@@ -20,6 +21,17 @@ ATOL = 1e-5
 # numpy's allclose default: logits reach ~20 in magnitude, where float32 summation order alone
 # (ONNX Runtime's kernels vs PyTorch's) moves the last bits by ~1e-5.
 RTOL = 1e-5
+
+
+def parity_masks(n_layer: int, n_head: int) -> dict[str, np.ndarray | None]:
+    """None = the graph's default; then one early head off (its effect reaches later layers
+    through composition), one last-layer head off, and a whole layer off."""
+    on = np.ones((n_layer, n_head), dtype=np.float32)
+    first, last, layer = on.copy(), on.copy(), on.copy()
+    first[0, 0] = 0.0
+    last[-1, -1] = 0.0
+    layer[0, :] = 0.0
+    return {"default": None, "L1H1 off": first, f"L{n_layer}H{n_head} off": last, "layer 1 off": layer}
 
 
 class ParityError(Exception):
@@ -41,6 +53,7 @@ class ParityReport:
 def session_for(onnx_bytes: bytes) -> ort.InferenceSession:
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
+    options.log_severity_level = 3  # the "initializer appears in graph inputs" notice is head_mask's default, on purpose
     return ort.InferenceSession(onnx_bytes, options, providers=["CPUExecutionProvider"])
 
 
@@ -60,11 +73,13 @@ def check_parity(onnx_bytes: bytes, model: TinyTransformer, lengths=LENGTHS, ato
     cfg = model.cfg
     session = session_for(onnx_bytes)
     inputs = [i.name for i in session.get_inputs()]
+    defaulted = [i.name for i in session.get_overridable_initializers()]
     outputs = [o.name for o in session.get_outputs()]
-    if inputs != [INPUT] or outputs != list(OUTPUTS):
-        raise ParityError(f"graph names: inputs {inputs}, outputs {outputs}; expected [{INPUT}], {list(OUTPUTS)}")
+    if inputs != [INPUT] or defaulted != [HEAD_MASK] or outputs != list(OUTPUTS):
+        raise ParityError(f"graph names: inputs {inputs}, inputs with defaults {defaulted}, outputs {outputs}; "
+                          f"expected [{INPUT}], [{HEAD_MASK}], {list(OUTPUTS)}")
     axes = expected_axes(cfg)
-    for node in session.get_inputs() + session.get_outputs():
+    for node in session.get_inputs() + session.get_overridable_initializers() + session.get_outputs():
         if list(node.shape) != axes[node.name]:
             raise ParityError(f"{node.name}: axes {node.shape}, expected {axes[node.name]}")
 
@@ -73,13 +88,18 @@ def check_parity(onnx_bytes: bytes, model: TinyTransformer, lengths=LENGTHS, ato
     model = model.eval()
     for T in lengths:
         ids = rng.integers(0, cfg.vocab_size, size=(1, T), dtype=np.int64)
-        got = dict(zip(OUTPUTS, session.run(None, {INPUT: ids})))
-        with torch.no_grad():
-            logits, att = model(torch.from_numpy(ids))
-        want = {"logits": logits.numpy(), "attention": att["pattern"][0].numpy(), "scores": att["scores"][0].numpy()}
-        compared = {name: _compare(name, got[name], want[name], atol, rtol) for name in OUTPUTS}
-        report.max_abs_diff[T] = {name: diff for name, (diff, _) in compared.items()}
-        bad = {name: f"max |diff| {diff:.2e}" for name, (diff, close) in compared.items() if not close}
-        if bad:
-            raise ParityError(f"T={T}: ONNX differs from PyTorch beyond atol={atol}, rtol={rtol}: {bad}")
+        report.max_abs_diff[T] = {}
+        for label, mask in parity_masks(cfg.n_layer, cfg.n_head).items():
+            feeds = {INPUT: ids} if mask is None else {INPUT: ids, HEAD_MASK: mask}
+            got = dict(zip(OUTPUTS, session.run(None, feeds)))
+            with torch.no_grad():
+                logits, att = model(torch.from_numpy(ids), None if mask is None else torch.from_numpy(mask))
+            want = {"logits": logits.numpy(), "attention": att["pattern"][0].numpy(),
+                    "scores": att["scores"][0].numpy()}
+            compared = {name: _compare(name, got[name], want[name], atol, rtol) for name in OUTPUTS}
+            for name, (diff, _) in compared.items():
+                report.max_abs_diff[T][name] = max(diff, report.max_abs_diff[T].get(name, 0.0))
+            bad = {name: f"max |diff| {diff:.2e}" for name, (diff, close) in compared.items() if not close}
+            if bad:
+                raise ParityError(f"T={T}, {label}: ONNX differs from PyTorch beyond atol={atol}, rtol={rtol}: {bad}")
     return report

@@ -1,17 +1,21 @@
-"""PyTorch -> ONNX with three named outputs and a dynamic sequence axis."""
+"""PyTorch -> ONNX: inputs `input_ids` and `head_mask` (optional: it defaults to all heads on),
+three named outputs, a dynamic sequence axis."""
 
 from __future__ import annotations
 
 import io
 import warnings
 
+import numpy as np
 import onnx
 import torch
+from onnx import numpy_helper
 
 from train.model import TinyTransformer
 
 OPSET = 17
 INPUT = "input_ids"
+HEAD_MASK = "head_mask"  # [n_layer, n_head] float32: 1 = on, 0 = that head's output zeroed
 OUTPUTS = ("logits", "attention", "scores")
 # Axis names as they appear in the graph; ints are fixed sizes filled in from the config.
 SEQ, QUERY, KEY = "seq", "query_pos", "key_pos"
@@ -20,6 +24,7 @@ SEQ, QUERY, KEY = "seq", "query_pos", "key_pos"
 def expected_axes(cfg) -> dict[str, list]:
     return {
         INPUT: [1, SEQ],
+        HEAD_MASK: [cfg.n_layer, cfg.n_head],
         "logits": [1, SEQ, cfg.vocab_size],
         "attention": [cfg.n_layer, cfg.n_head, QUERY, KEY],
         "scores": [cfg.n_layer, cfg.n_head, QUERY, KEY],
@@ -33,8 +38,8 @@ class BrowserGraph(torch.nn.Module):
         super().__init__()
         self.model = model
 
-    def forward(self, input_ids: torch.Tensor):
-        logits, attention = self.model(input_ids)
+    def forward(self, input_ids: torch.Tensor, head_mask: torch.Tensor):
+        logits, attention = self.model(input_ids, head_mask)
         # [1, layer, head, T, T] -> [layer, head, T, T]
         return logits, attention["pattern"][0], attention["scores"][0]
 
@@ -44,14 +49,15 @@ def export_onnx_bytes(model: TinyTransformer) -> bytes:
     model = model.eval()
     # A dummy length that is neither 1 nor a length parity checks, so no shape gets baked in.
     dummy = torch.zeros(1, 11, dtype=torch.long)
+    cfg = model.cfg
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
         torch.onnx.export(
             BrowserGraph(model),
-            (dummy,),
+            (dummy, torch.ones(cfg.n_layer, cfg.n_head)),
             buffer,
-            input_names=[INPUT],
+            input_names=[INPUT, HEAD_MASK],
             output_names=list(OUTPUTS),
             dynamic_axes={
                 INPUT: {1: SEQ},
@@ -65,6 +71,10 @@ def export_onnx_bytes(model: TinyTransformer) -> bytes:
             dynamo=False,
         )
     proto = onnx.load_from_string(buffer.getvalue())
+    # An initializer with an input's name is that input's default (ONNX IR >= 4): callers that
+    # know nothing of head_mask (older pages) run the graph unchanged, with every head on.
+    proto.graph.initializer.append(
+        numpy_helper.from_array(np.ones((cfg.n_layer, cfg.n_head), dtype=np.float32), HEAD_MASK))
     for node in proto.graph.node:
         node.doc_string = ""  # stack traces with local paths: bytes for nothing
     proto.producer_name = "attention-live export"

@@ -10,6 +10,8 @@ from conftest import ROOT
 from helpers import synthetic_text
 
 CKPT = ROOT / "checkpoints" / "alice.pt"
+# Export measures heads on the corpus's held-out part; these failures all happen before it is read.
+SOME_CORPUS = ROOT / "README.md"
 
 
 def run(module, *args):
@@ -24,7 +26,7 @@ def assert_clean_failure(proc, *needles, folder):
     assert message.startswith("error: ") and len(message.splitlines()) == 1, message
     for needle in needles:
         assert str(needle) in message
-    assert not any(folder.iterdir()) if folder.exists() else True
+    assert not folder.exists(), f"{folder} was left behind"
 
 
 CORPORA = {
@@ -59,8 +61,8 @@ def shipped():
     return torch.load(CKPT, map_location="cpu", weights_only=True)
 
 
-def export(ckpt_path, out):
-    return run("export", "--checkpoint", ckpt_path, "--out", out)
+def export(ckpt_path, out, corpus=SOME_CORPUS):
+    return run("export", "--checkpoint", ckpt_path, "--out", out, "--corpus", corpus)
 
 
 def test_corrupt_checkpoint(tmp_path):
@@ -112,3 +114,58 @@ def test_output_folder_not_writable(tmp_path):
     corpus.write_text(synthetic_text(), encoding="utf-8")
     proc = run("train", "--corpus", corpus, "--out", blocker / "sub" / "m.pt")
     assert_clean_failure(proc, blocker / "sub", "cannot create output folder", folder=tmp_path / "none")
+
+
+@pytest.mark.parametrize("kind", ["folder", "device"])
+def test_corpus_that_is_not_a_file(kind, tmp_path):
+    corpus = tmp_path if kind == "folder" else "/dev/null"
+    out = tmp_path / "out"
+    proc = run("train", "--corpus", corpus, "--out", out / "m.pt", "--steps", 2)
+    assert_clean_failure(proc, corpus, "is a folder" if kind == "folder" else "not a regular file", folder=out)
+
+
+def test_out_naming_a_folder_fails_before_training(tmp_path):
+    corpus = tmp_path / "toy.txt"
+    corpus.write_text(synthetic_text(), encoding="utf-8")
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    proc = run("train", "--corpus", corpus, "--out", taken, "--steps", 100000)
+    assert_clean_failure(proc, taken, "is a folder", folder=tmp_path / "none")
+    assert "training" not in proc.stderr.replace("error: ", "")  # no progress bar: it never started
+
+
+@pytest.mark.parametrize("field,value", [("corpus", "alice.txt"), ("corpus", {"name": 3}), ("metrics", [1, 2])])
+def test_checkpoint_with_malformed_records(shipped, tmp_path, field, value):
+    path = tmp_path / "malformed.pt"
+    torch.save({**shipped, field: value}, path)
+    out = tmp_path / "out"
+    assert_clean_failure(export(path, out), path, "malformed", folder=out)
+
+
+def test_config_mismatch_message_is_a_whole_sentence(shipped, tmp_path):
+    other = {**shipped, "config": {**shipped["config"], "d_ff": 128}}
+    path = tmp_path / "other.pt"
+    torch.save(other, path)
+    proc = export(path, tmp_path / "out")
+    assert_clean_failure(proc, "other shape", "Retrain it.", folder=tmp_path / "out")
+    assert proc.stderr.strip().endswith("Retrain it.")
+
+
+def test_export_with_the_wrong_corpus_leaves_no_folder(tmp_path):
+    wrong = tmp_path / "wrong.txt"
+    wrong.write_text(synthetic_text(), encoding="utf-8")
+    out = tmp_path / "out"
+    assert_clean_failure(export(CKPT, out, corpus=wrong), wrong, "not the text", folder=out)
+
+
+def test_companion_with_heldout_text_is_refused(tmp_path):
+    corpus = tmp_path / "book.txt"
+    text = synthetic_text(seed=3)
+    corpus.write_text(text, encoding="utf-8")
+    heldout = text[len(text) - int(len(text) * 0.1):]
+    leaky = tmp_path / "companions" / "leaky.txt"
+    leaky.parent.mkdir()
+    leaky.write_text("An innocent start. " * 50 + heldout[100:141] + " and more words." * 20, encoding="utf-8")
+    out = tmp_path / "out"
+    proc = run("train", "--corpus", corpus, "--companions", leaky.parent, "--out", out / "m.pt", "--steps", 2)
+    assert_clean_failure(proc, leaky, "contains held-out text", folder=out)

@@ -241,19 +241,23 @@ def committed():
     tok = load_tokenizer_json((MODEL_DIR / "tokenizer.json").read_text(encoding="utf-8"))
     meta = json.loads((MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
     session = session_for((MODEL_DIR / "model.onnx").read_bytes())
+    from export.__main__ import PROBE_TEXT
+    from train.checkpoint import load_checkpoint
+
+    ckpt = load_checkpoint(ROOT / "checkpoints" / "alice.pt")
     if CORPUS.is_file():
         from train.data import read_corpus
 
-        corpus = read_corpus(CORPUS)
-        held, train = corpus.heldout_text, corpus.train_text
+        held = read_corpus(CORPUS).heldout_text
     else:  # a fresh clone without ../shared: any prose exercises the same code
-        held = train = FALLBACK_TEXT * 4
-    held_ids = tok.encode(held).ids
+        held = FALLBACK_TEXT * 4
+    counts = np.array(ckpt.get("token_counts") or np.bincount(tok.encode(held).ids, minlength=tok.get_vocab_size()))
     out = heads.measure_heads(
-        heads.ort_run(session), held_ids, heads.seen_tokens(tok.encode(train).ids),
+        heads.ort_run(session), tok.encode(held).ids, np.nonzero(counts >= heads.MIN_SEEN)[0],
         meta["config"]["n_layer"], meta["config"]["n_head"], meta["config"]["n_ctx"],
         decode=lambda ids: tok.decode(ids), encode=lambda text: tok.encode(text).ids,
-        ablation=heads.has_head_mask(session))
+        ablation=heads.has_head_mask(session),
+        example_ids=tok.encode(PROBE_TEXT.read_text(encoding="utf-8")).ids)
     return {"out": out, "tok": tok, "session": session, "meta": meta}
 
 

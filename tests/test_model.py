@@ -4,18 +4,23 @@ import pytest
 import torch
 
 from train.checkpoint import load_checkpoint, model_from_checkpoint
-from train.model import ModelConfig, TinyTransformer
+import copy
+import math
+
+from train.model import ModelConfig, TinyTransformer, alibi_slopes, permute_heads
 
 from conftest import ROOT
 
 SMALL = ModelConfig(vocab_size=97, n_ctx=32, n_layer=2, n_head=4, d_model=16, d_ff=32, dropout=0.0)
 
 
-@pytest.fixture(scope="module", params=["random", "shipped"])
+@pytest.fixture(scope="module", params=["random", "random-learned", "shipped"])
 def model(request):
     torch.manual_seed(0)
     if request.param == "random":
         return TinyTransformer(SMALL).eval()
+    if request.param == "random-learned":
+        return TinyTransformer(ModelConfig(**{**SMALL.to_dict(), "positions": "learned"})).eval()
     path = ROOT / "checkpoints" / "alice.pt"
     return model_from_checkpoint(load_checkpoint(path), path)
 
@@ -72,3 +77,64 @@ def test_shipped_model_size_budget():
     model = model_from_checkpoint(load_checkpoint(path), path)
     assert model.cfg.n_layer == 2 and model.cfg.n_head == 4 and model.cfg.n_ctx == 128
     assert 250_000 <= model.n_params() <= 330_000  # ~1.2 MB of fp32 weights
+
+
+def test_scores_are_the_exact_softmax_input_including_the_alibi_bias():
+    """`scores` = q.k / sqrt(d_head) - slope * (q - k): the bias is part of what the page shows."""
+    torch.manual_seed(3)
+    model = TinyTransformer(SMALL).eval()
+    ids = torch.randint(SMALL.vocab_size, (1, 10))
+    _, att = run(model, ids)
+    block = model.blocks[0]
+    x = block.ln_attn(model.tok_emb(ids))
+    q, k, _ = block.attn.qkv(x).split(SMALL.d_model, dim=2)
+    Dh = SMALL.d_head
+    for h, slope in enumerate(alibi_slopes(SMALL.n_head)):
+        qh, kh = q[0, :, h * Dh:(h + 1) * Dh], k[0, :, h * Dh:(h + 1) * Dh]
+        for qi in range(10):
+            for ki in range(qi + 1):
+                want = (qh[qi] @ kh[ki]).item() / math.sqrt(Dh) - slope * (qi - ki)
+                assert abs(att["scores"][0, 0, h, qi, ki].item() - want) < 1e-5
+
+
+def test_head_mask_zeroes_a_heads_output_and_reaches_the_next_layer():
+    torch.manual_seed(4)
+    model = TinyTransformer(SMALL).eval()
+    ids = torch.randint(SMALL.vocab_size, (1, 12))
+    logits, att = run(model, ids)
+    ones = torch.ones(SMALL.n_layer, SMALL.n_head)
+    same_logits, _ = model(ids, ones)
+    torch.testing.assert_close(logits, same_logits, rtol=0, atol=0)
+    off = ones.clone()
+    off[0, 1] = 0.0
+    with torch.no_grad():
+        logits_off, att_off = model(ids, off)
+    assert not torch.allclose(logits, logits_off)
+    torch.testing.assert_close(att["pattern"][:, 0], att_off["pattern"][:, 0])  # layer 1 reads nothing of it
+    assert not torch.allclose(att["pattern"][:, 1], att_off["pattern"][:, 1])  # composition: layer 2 does
+    # Zeroing by hand (the head's value projection) gives the same function as the mask.
+    manual = copy.deepcopy(model)
+    with torch.no_grad():
+        C, Dh = SMALL.d_model, SMALL.d_head
+        manual.blocks[0].attn.qkv.weight[2 * C + Dh:2 * C + 2 * Dh] = 0
+        manual.blocks[0].attn.qkv.bias[2 * C + Dh:2 * C + 2 * Dh] = 0
+        torch.testing.assert_close(manual(ids)[0], logits_off, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("positions", ["alibi", "learned"])
+def test_renumbering_heads_gives_exactly_the_same_function(positions):
+    torch.manual_seed(5)
+    cfg = ModelConfig(**{**SMALL.to_dict(), "positions": positions})
+    model = TinyTransformer(cfg).eval()
+    ids = torch.randint(cfg.vocab_size, (2, 15))
+    logits, att = run(model, ids)
+    order = [2, 0, 3, 1]
+    renumbered = copy.deepcopy(model)
+    permute_heads(renumbered, 1, order)
+    logits_r, att_r = run(renumbered, ids)
+    torch.testing.assert_close(logits_r, logits, rtol=0, atol=2e-6)
+    torch.testing.assert_close(att_r["pattern"][:, 0], att["pattern"][:, 0], rtol=0, atol=0)
+    for new, old in enumerate(order):
+        torch.testing.assert_close(att_r["pattern"][:, 1, new], att["pattern"][:, 1, old], rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match="permutation"):
+        permute_heads(renumbered, 0, [0, 0, 1, 2])

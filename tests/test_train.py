@@ -75,6 +75,83 @@ def test_interrupt_and_resume_match_uninterrupted(uninterrupted, corpus, tmp_pat
         assert torch.equal(a[key], b[key]), key
 
 
+@pytest.fixture(scope="module")
+def longer(corpus, tmp_path_factory):
+    """300 steps: long enough (a few seconds) for a signal to land at a random moment mid-run."""
+    out = tmp_path_factory.mktemp("long") / "toy.pt"
+    train("--corpus", corpus, "--out", out, "--steps", 300)
+    return load_checkpoint(out)["model"]
+
+
+def start(corpus, out, *extra):
+    proc = subprocess.Popen([sys.executable, "-m", "train", *TINY, "--corpus", str(corpus), "--out", str(out),
+                             *map(str, extra)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    seen = ""
+    deadline = time.monotonic() + 120
+    while "step/s" not in seen and "s/step" not in seen and time.monotonic() < deadline:
+        seen += proc.stderr.read(16)  # wait for the progress bar: training has begun
+    return proc
+
+
+def assert_same_weights(a, b):
+    assert a.keys() == b.keys()
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_real_ctrl_c_at_a_random_moment_resumes_to_identical_weights(corpus, longer, tmp_path, seed):
+    """The signal lands wherever it lands (mid-step, mid-evaluation); the saved state is always a
+    step boundary, so the resumed run ends bit-identical to an uninterrupted one."""
+    import random
+
+    out = tmp_path / "toy.pt"
+    proc = start(corpus, out, "--steps", 300)
+    time.sleep(random.Random(seed).uniform(0.05, 1.5))
+    os.kill(proc.pid, signal.SIGINT)
+    rest = proc.communicate(timeout=120)[1]
+    if proc.returncode == 0:
+        pytest.skip("the run finished before the signal arrived (a very fast machine)")
+    assert proc.returncode == 130, rest[-2000:]
+    partial = tmp_path / "toy.resume.pt"
+    train("--resume", partial)
+    assert_same_weights(longer, load_checkpoint(out)["model"])
+
+
+def test_sigkill_loses_at_most_one_evaluation_interval(corpus, longer, tmp_path):
+    out = tmp_path / "toy.pt"
+    partial = tmp_path / "toy.resume.pt"
+    proc = start(corpus, out, "--steps", 300)
+    deadline = time.monotonic() + 120
+    while not partial.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)  # the first periodic checkpoint (every --eval-every steps)
+    proc.kill()  # SIGKILL: no handler runs, as in a power cut
+    proc.wait(timeout=60)
+    assert load_checkpoint(partial)["progress"]["step"] % 5 == 0
+    # A kill in the middle of an atomic write leaves its temp file; the next run removes it.
+    stray = tmp_path / ".toy.resume.pt.k1ll3d.tmp"
+    stray.write_bytes(b"half a checkpoint")
+    train("--resume", partial)
+    assert not stray.exists() and not partial.exists()
+    assert_same_weights(longer, load_checkpoint(out)["model"])
+
+
+def test_companions_train_and_are_recorded(corpus, tmp_path):
+    companion = tmp_path / "extra" / "other.txt"
+    companion.parent.mkdir()
+    companion.write_text("A grey mole swims across the river. " * 30 + "zzyzx " * 2000, encoding="utf-8")
+    out = tmp_path / "toy.pt"
+    train("--corpus", corpus, "--companions", companion.parent, "--out", out, "--steps", 5)
+    ckpt = load_checkpoint(out)
+    import hashlib
+    assert ckpt["corpus"]["companions"] == [{"name": "other.txt", "chars": len(companion.read_text()),
+                                             "sha256": hashlib.sha256(companion.read_bytes()).hexdigest()}]
+    assert ckpt["train_args"]["companions"] == [str(companion.parent)]
+    # The tokenizer learned from the companion too: its words are whole tokens.
+    from train.tokenizer import load_tokenizer_json
+    assert "Ġzzyzx" in load_tokenizer_json(ckpt["tokenizer_json"]).get_vocab()
+
+
 def test_real_ctrl_c_saves_a_resumable_checkpoint(corpus, tmp_path):
     out = tmp_path / "toy.pt"
     proc = subprocess.Popen([sys.executable, "-m", "train", *TINY, "--corpus", str(corpus), "--out", str(out),

@@ -1,33 +1,69 @@
-"""`python -m train --corpus PATH`: tokenizer + model in one run, best checkpoint kept."""
+"""`python -m train --corpus PATH [--companions DIR_OR_FILES ...]`: tokenizer + model in one run,
+best checkpoint kept. The corpus's last 10% is the only held-out text; companions only train."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import sys
-
-from train.checkpoint import load_checkpoint
-from train.data import read_corpus
-from train.evaluate import report
 from pathlib import Path
 
+from train.checkpoint import load_checkpoint
+from train.data import read_companions, read_corpus
+from train.evaluate import report
 from train.files import UserError, ensure_writable_dir
+from train.model import ModelConfig
 from train.trainer import TrainArgs, fit, resume_path
+
+HIDDEN = {"interrupt_at"}  # testing aids, not for users
+# Flags whose meaning is not obvious from the name alone.
+HELP = {
+    "positions": "position scheme: alibi (a per-head distance bias) or learned (a position table)",
+    "repeat_frac": "share of each batch that is random tokens repeated twice (induction experiment)",
+}
+
+
+def _add_flags(p: argparse.ArgumentParser, cls, skip=()) -> None:
+    for f in dataclasses.fields(cls):
+        if f.name in skip or not isinstance(f.default, (int, float, str)):
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        text = HELP.get(f.name, "") + f" (default: {f.default})"
+        p.add_argument(flag, type=type(f.default), default=f.default, dest=f.name,
+                       help=argparse.SUPPRESS if f.name in HIDDEN else text.strip())
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     defaults = TrainArgs(corpus="")
     p = argparse.ArgumentParser(prog="python -m train", description=__doc__)
     p.add_argument("--corpus", help="any UTF-8 text file (Project Gutenberg boilerplate is stripped)")
+    p.add_argument("--companions", nargs="*", default=[], metavar="DIR_OR_FILE",
+                   help="more UTF-8 texts (or folders of *.txt) that only ever train")
     p.add_argument("--out", default=defaults.out, help="checkpoint to write (default: %(default)s)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue an interrupted run (*.resume.pt)")
-    for f in dataclasses.fields(TrainArgs):
-        if f.name in ("corpus", "out"):
-            continue
-        flag = "--" + f.name.replace("_", "-")
-        p.add_argument(flag, type=type(f.default), default=f.default,
-                       help=argparse.SUPPRESS if f.name == "interrupt_at" else f"default: {f.default}")
+    _add_flags(p.add_argument_group("model (recorded in the checkpoint; export needs no flags)"), ModelConfig)
+    _add_flags(p.add_argument_group("training"), TrainArgs, skip={"corpus", "out", "companions", "model"})
     return p.parse_args(argv)
+
+
+def args_from(ns: argparse.Namespace) -> TrainArgs:
+    try:
+        model = ModelConfig(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(ModelConfig)})
+    except ValueError as exc:
+        raise UserError(f"model settings do not fit together: {exc}.")
+    skip = {"model"}
+    return TrainArgs(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(TrainArgs) if f.name not in skip},
+                     model=model)
+
+
+def check_outputs(out: str) -> None:
+    """Every path the run will write, checked before minutes of training rather than after."""
+    for path in (Path(out), resume_path(out)):
+        if path.is_dir():
+            raise UserError(f"--out {path} is a folder; name the checkpoint file to write, e.g. {path}/model.pt.")
+        if path.exists() and not path.is_file():
+            raise UserError(f"--out {path} exists and is not a regular file; choose another path.")
+    ensure_writable_dir(Path(out).parent)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,18 +75,31 @@ def main(argv: list[str] | None = None) -> int:
             resume = load_checkpoint(ns.resume)
             if not resume.get("resumable"):
                 raise UserError(f"{ns.resume} is a finished checkpoint, not an interrupted run.")
-            args = TrainArgs(**{**resume["train_args"], "interrupt_at": 0})
+            try:
+                args = TrainArgs.from_dict({**resume["train_args"], "interrupt_at": 0})
+            except (TypeError, ValueError, KeyError) as exc:
+                raise UserError(f"{ns.resume}: its training settings are not readable ({exc}). Start a new run.")
             if ns.corpus:
                 args.corpus = ns.corpus
+            if ns.companions:
+                args.companions = ns.companions
         else:
             if not ns.corpus:
                 raise UserError("no corpus given. Pass --corpus PATH (any UTF-8 text file).")
-            args = TrainArgs(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(TrainArgs)})
+            args = args_from(ns)
+        check_outputs(args.out)
         corpus = read_corpus(args.corpus)
-        ensure_writable_dir(Path(args.out).parent)  # fail now, not after minutes of training
-        if resume and resume["corpus"]["sha256"] != corpus.sha256:
-            raise UserError(f"{args.corpus} is not the text the interrupted run was training on.")
-        payload = fit(corpus, args, resume)
+        companions = read_companions(args.companions, corpus)
+        if resume:
+            recorded = resume["corpus"]
+            if recorded["sha256"] != corpus.sha256:
+                raise UserError(f"{args.corpus} is not the text the interrupted run was training on.")
+            if [c["sha256"] for c in recorded.get("companions", [])] != [c.sha256 for c in companions]:
+                raise UserError("the companion texts differ from the ones the interrupted run was training on.")
+        if companions:
+            chars = sum(len(c.text) for c in companions)
+            print(f"companions: {len(companions)} texts, {chars:,} characters (training only)", file=sys.stderr)
+        payload = fit(corpus, args, resume, companions)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -36,6 +36,14 @@ def load_checkpoint(path: Path) -> dict:
         raise UserError(f"checkpoint {path} is missing fields {[k for k in REQUIRED if k not in ckpt]}. Retrain it.")
     if ckpt["format_version"] != FORMAT_VERSION:
         raise UserError(f"checkpoint {path} has format {ckpt['format_version']}, expected {FORMAT_VERSION}.")
+    shapes = {"config": dict, "metrics": dict, "corpus": dict, "tokenizer_json": str, "tokenizer_sha256": str}
+    wrong = [k for k, kind in shapes.items() if not isinstance(ckpt[k], kind)]
+    corpus = ckpt["corpus"] if isinstance(ckpt["corpus"], dict) else {}
+    if not (isinstance(corpus.get("name"), str) and isinstance(corpus.get("sha256"), str)
+            and isinstance(corpus.get("chars"), int)):
+        wrong.append("corpus (name, sha256, chars)")
+    if wrong:
+        raise UserError(f"checkpoint {path} has malformed fields {wrong}. Retrain it.")
     if sha256_bytes(ckpt["tokenizer_json"].encode("utf-8")) != ckpt["tokenizer_sha256"]:
         raise UserError(f"checkpoint {path}: its tokenizer does not match its recorded hash. Retrain it.")
     return ckpt
@@ -54,7 +62,14 @@ def model_from_checkpoint(ckpt: dict, path: Path | str = "checkpoint") -> TinyTr
     model = TinyTransformer(cfg)
     try:
         model.load_state_dict(ckpt["model"])
-    except RuntimeError as exc:
-        first = str(exc).splitlines()[0]
-        raise UserError(f"{path}: its weights do not fit the config it records ({first}). Retrain it.")
+    except RuntimeError:
+        want = model.state_dict()
+        got = ckpt["model"]
+        missing = sorted(set(want) - set(got))
+        extra = sorted(set(got) - set(want))
+        resized = sorted(k for k in set(want) & set(got) if tuple(want[k].shape) != tuple(got[k].shape))
+        detail = "; ".join(f"{label}: {', '.join(keys[:3])}{' ...' if len(keys) > 3 else ''}"
+                           for label, keys in (("missing", missing), ("unexpected", extra), ("other shape", resized))
+                           if keys)
+        raise UserError(f"{path}: its weights do not fit the config it records ({detail}). Retrain it.")
     return model.eval()

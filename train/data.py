@@ -51,30 +51,98 @@ def strip_gutenberg(text: str) -> tuple[str, bool]:
     return body.strip() + "\n", True
 
 
-def read_corpus(path: Path) -> Corpus:
+def _read_text(path: Path, role: str) -> tuple[bytes, str, bool]:
+    """(raw bytes, cleaned text, Gutenberg boilerplate removed?) with one clear error per problem."""
     path = Path(path)
+    if not path.exists():
+        raise UserError(f"{role} {path} does not exist. Pass a UTF-8 text file.")
     if not path.is_file():
-        raise UserError(f"corpus {path} does not exist. Pass --corpus with a UTF-8 text file.")
+        kind = "a folder" if path.is_dir() else "not a regular file"
+        raise UserError(f"{role} {path} is {kind}. Pass a UTF-8 text file.")
     raw = path.read_bytes()
     if not raw.strip():
-        raise UserError(f"corpus {path} is empty. Pass a UTF-8 text file with at least {MIN_CHARS} characters.")
+        raise UserError(f"{role} {path} is empty. Pass a UTF-8 text file with at least {MIN_CHARS} characters.")
     if b"\x00" in raw[:65536]:
-        raise UserError(f"corpus {path} looks binary (it contains NUL bytes). Pass a UTF-8 text file.")
+        raise UserError(f"{role} {path} looks binary (it contains NUL bytes). Pass a UTF-8 text file.")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(
-            f"corpus {path} is not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 1]!r}). "
+            f"{role} {path} is not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 1]!r}). "
             "Convert it first, e.g. `iconv -f latin1 -t utf-8`."
         )
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     text, stripped = strip_gutenberg(text)
+    return raw, text, stripped
+
+
+def read_corpus(path: Path) -> Corpus:
+    path = Path(path)
+    raw, text, stripped = _read_text(path, "corpus")
     if len(text) < MIN_CHARS:
         raise UserError(
             f"corpus {path} has {len(text)} characters of text; at least {MIN_CHARS} are needed "
             "to hold out the last 10% for evaluation. Use a longer text."
         )
     return Corpus(name=path.name, sha256=sha256_bytes(raw), text=text, gutenberg_stripped=stripped)
+
+
+@dataclass(frozen=True)
+class Companion:
+    """A text that only ever trains: it is never held out and never scored."""
+
+    name: str
+    sha256: str
+    text: str
+
+    def record(self) -> dict:
+        return {"name": self.name, "chars": len(self.text), "sha256": self.sha256}
+
+
+LEAK_WINDOW = 40  # a shared stretch this long is a copied passage, not a common phrase
+
+
+def companion_paths(items: list[str]) -> list[Path]:
+    """Files as given, and every *.txt inside a folder (sorted, so the order is reproducible)."""
+    paths: list[Path] = []
+    for item in items:
+        item = Path(item)
+        if item.is_dir():
+            found = sorted(p for p in item.glob("*.txt") if p.is_file())
+            if not found:
+                raise UserError(f"companion folder {item} holds no *.txt files.")
+            paths += found
+        else:
+            paths.append(item)
+    names = [p.name for p in paths]
+    if len(set(names)) != len(names):
+        raise UserError(f"two companions share a file name ({sorted(n for n in names if names.count(n) > 1)[0]}); "
+                        "rename one so the checkpoint can tell them apart.")
+    return paths
+
+
+def read_companions(items: list[str], corpus: Corpus) -> list[Companion]:
+    """Read, clean and leak-check every companion against the corpus's held-out part."""
+    heldout = corpus.heldout_text
+    # Every 40-character stretch of the held-out text: any of them inside a companion means the
+    # companion contains the test set, and the held-out figure would measure memory, not skill.
+    stretches = {heldout[i : i + LEAK_WINDOW] for i in range(len(heldout) - LEAK_WINDOW + 1)}
+    companions = []
+    for path in companion_paths(items):
+        raw, text, _ = _read_text(path, "companion")
+        for i in range(len(text) - LEAK_WINDOW + 1):
+            if text[i : i + LEAK_WINDOW] in stretches:
+                raise UserError(
+                    f"companion {path} contains held-out text of {corpus.name} "
+                    f"(at character {i:,}: {text[i : i + LEAK_WINDOW]!r}). Remove that file or that passage: "
+                    "training on the held-out part would make its score meaningless.")
+        companions.append(Companion(name=path.name, sha256=sha256_bytes(raw), text=text))
+    return companions
+
+
+def training_text(corpus: Corpus, companions: list[Companion]) -> str:
+    """The one training stream: the corpus's first 90%, then each companion, blank-line separated."""
+    return "\n\n".join([corpus.train_text] + [c.text for c in companions])
 
 
 def compressor_baselines(corpus: Corpus) -> dict[str, float]:

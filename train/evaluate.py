@@ -4,6 +4,7 @@ gzip -9, xz and bzip2 on the same split (each compressor has seen the first 90%,
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -19,6 +20,31 @@ def report(heldout_bpc: float, baselines: dict[str, float]) -> str:
     rows = [("this model", heldout_bpc)] + sorted(baselines.items(), key=lambda kv: kv[1])
     lines += [f"  {name:<11} {bpc:.3f}   ({bpc / baselines['bzip2']:.3f} x bzip2)" for name, bpc in rows]
     return "\n".join(lines)
+
+
+def targets(meta: dict, heldout_bpc: float, baselines: dict[str, float]) -> str:
+    """Issue 7's targets table from the exported meta.json (which export measured on the same model)."""
+    heads = meta.get("heads") or []
+    best = lambda key: max(heads, key=lambda h: h["scores"][key]) if heads else None
+    d = meta["default"]
+    rows = [("held-out bits/char / bzip2", f"{heldout_bpc / baselines['bzip2']:.3f}", "<= 0.85", "<= 0.80")]
+    if "top_weight" in d:
+        rows.append((f"default view L{d['layer']}H{d['head']}: weight on the top token", f"{d['top_weight']:.2f}",
+                     ">= 0.6", ">= 0.88"))
+        s = d["sentence_set"]
+        rows.append(("same behaviour on the sentence set", f"{s['agree']}/{s['total']} = {s['share']:.0%}",
+                     ">= 60%", ">= 80%"))
+    for key, aim in (("previous_token", ">= 0.8"), ("induction", ">= 0.3")):
+        h = best(key)
+        if h:
+            rows.append((f"best {key.replace('_', '-')} score", f"{h['scores'][key]:.3f} (L{h['layer']}H{h['head']})",
+                         "report", aim))
+    if "in_context_gain" in meta.get("metrics", {}):
+        rows.append(("in-context gain, nats/token", f"{meta['metrics']['in_context_gain']:.3f}", "report", ">= 1"))
+    width = max(len(r[0]) for r in rows)
+    lines = [f"  {'measure':<{width}}  {'now':<22} {'must':<8} aim"]
+    lines += [f"  {a:<{width}}  {b:<22} {c:<8} {e}" for a, b, c, e in rows]
+    return "targets (issue 7):\n" + "\n".join(lines)
 
 
 def evaluate(ckpt_path: Path, corpus_path: Path) -> tuple[float, dict[str, float]]:
@@ -37,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__)
     p.add_argument("--checkpoint", default="checkpoints/alice.pt", help="default: %(default)s")
     p.add_argument("--corpus", required=True, help="the text the checkpoint was trained on")
+    p.add_argument("--meta", help="an exported meta.json of this checkpoint: also print the targets table")
     ns = p.parse_args(argv)
     try:
         bpc, baselines = evaluate(Path(ns.checkpoint), Path(ns.corpus))
@@ -44,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(report(bpc, baselines))
+    if ns.meta:
+        print(targets(json.loads(Path(ns.meta).read_text(encoding="utf-8")), bpc, baselines))
     return 0
 
 

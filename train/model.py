@@ -15,16 +15,30 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 
+POSITION_SCHEMES = ("alibi", "learned")
+
+
+def alibi_slopes(n_head: int) -> list[float]:
+    """ALiBi's geometric slopes (Press et al. 2022): head h penalises distance by 2^(-8h/n).
+    Steep heads can only look a few tokens back; shallow ones see the whole window."""
+    return [2.0 ** (-8.0 * (h + 1) / n_head) for h in range(n_head)]
+
+
 @dataclass(frozen=True)
 class ModelConfig:
     vocab_size: int = 2048  # byte-level BPE size; picked by held-out bits per character (README)
-    n_ctx: int = 128  # longest input the browser may send; also the learned position table's size
+    n_ctx: int = 128  # longest input the browser may send (and the learned position table's size)
     n_layer: int = 2  # two layers: enough for attention to compose, few enough to read every head
     n_head: int = 4  # four heads per layer: a 2 x 4 grid fits a phone screen
     d_model: int = 80  # residual width; with the tied embedding this keeps fp32 weights near 1.2 MB
     d_ff: int = 256  # MLP hidden width (~3.2 x d_model): the rest of the parameter budget
-    dropout: float = 0.3  # on embeddings and residual branches: the book is small, overfitting is the enemy
+    dropout: float = 0.1  # on embeddings and residual branches; 19x more text than Alice alone needs less
     attn_dropout: float = 0.0  # none on the weights we display, and it costs ~30% of a CPU step
+    # "alibi": no position table; each head adds -slope * distance to its scores, which gave the
+    # most decisive heads and the best held-out figure (README). "learned": a GPT-2 position table.
+    positions: str = "alibi"
+    # Layers (from the first) with attention only, no MLP: an induction-head experiment (README).
+    attn_only_layers: int = 0
 
     @property
     def d_head(self) -> int:
@@ -39,11 +53,21 @@ class ModelConfig:
         unknown = set(values) - known
         if unknown:
             raise ValueError(f"unknown model config fields: {sorted(unknown)}")
-        return cls(**values)
+        # Checkpoints written before the field existed all used a learned position table.
+        return cls(**{"positions": "learned", **values})
 
     def __post_init__(self):
         if self.d_model % self.n_head:
             raise ValueError(f"d_model={self.d_model} is not divisible by n_head={self.n_head}")
+        if self.positions not in POSITION_SCHEMES:
+            raise ValueError(f"positions={self.positions!r} is not one of {POSITION_SCHEMES}")
+        for name in ("vocab_size", "n_ctx", "n_layer", "n_head", "d_model", "d_ff"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)} must be at least 1")
+        if not 0 <= self.attn_only_layers <= self.n_layer:
+            raise ValueError(f"attn_only_layers={self.attn_only_layers} must be between 0 and n_layer={self.n_layer}")
+        if not (0.0 <= self.dropout < 1.0 and 0.0 <= self.attn_dropout < 1.0):
+            raise ValueError("dropout and attn_dropout must be in [0, 1)")
 
 
 class MLP(nn.Module):
@@ -68,8 +92,16 @@ class CausalSelfAttention(nn.Module):
         # A buffer, not a parameter: it must not be trained, but must follow .to(device).
         mask = torch.tril(torch.ones(cfg.n_ctx, cfg.n_ctx, dtype=torch.bool))
         self.register_buffer("causal", mask.view(1, 1, cfg.n_ctx, cfg.n_ctx), persistent=False)
+        self.alibi = cfg.positions == "alibi"
+        if self.alibi:
+            # Persistent: renumbering heads permutes the slopes with them, and export reads them.
+            self.register_buffer("alibi_slopes", torch.tensor(alibi_slopes(cfg.n_head)))
+            pos = torch.arange(cfg.n_ctx)
+            # distance[q, k] = q - k for past keys; future keys are masked anyway.
+            self.register_buffer("distance", (pos.view(-1, 1) - pos.view(1, -1)).float(), persistent=False)
 
-    def forward(self, x: torch.Tensor):
+    def forward(self, x: torch.Tensor, head_mask: torch.Tensor | None = None):
+        """head_mask [n_head]: 1 keeps a head, 0 zeroes its output before the projection."""
         B, T, C = x.shape
         q, k, v = self.qkv(x).split(C, dim=2)  # each [B, T, C]
         # [B, T, C] -> [B, T, H, Dh] -> [B, H, T, Dh]
@@ -78,26 +110,32 @@ class CausalSelfAttention(nn.Module):
         v = v.view(B, T, self.n_head, self.d_head).transpose(1, 2)
 
         scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.d_head)  # [B, H, T, T]
+        if self.alibi:
+            # [H] -> [1, H, 1, 1] times [T, T]: part of `scores`, so the page shows the exact softmax input.
+            scores = scores - self.alibi_slopes.view(1, -1, 1, 1) * self.distance[:T, :T]
         # -inf marks "this key is in the future": softmax turns it into an exact 0.
         scores = scores.masked_fill(~self.causal[:, :, :T, :T], float("-inf"))
         pattern = F.softmax(scores, dim=-1)  # [B, H, T, T], rows sum to 1
         y = self.attn_drop(pattern) @ v  # [B, H, T, Dh]
+        if head_mask is not None:
+            y = y * head_mask.view(1, -1, 1, 1)  # [H] -> [1, H, 1, 1]
         y = y.transpose(1, 2).contiguous().view(B, T, C)  # [B, H, T, Dh] -> [B, T, C]
         return self.resid_drop(self.proj(y)), scores, pattern
 
 
 class Block(nn.Module):
-    def __init__(self, cfg: ModelConfig):
+    def __init__(self, cfg: ModelConfig, with_mlp: bool = True):
         super().__init__()
         self.ln_attn = nn.LayerNorm(cfg.d_model)
         self.attn = CausalSelfAttention(cfg)
-        self.ln_mlp = nn.LayerNorm(cfg.d_model)
-        self.mlp = MLP(cfg)
+        self.ln_mlp = nn.LayerNorm(cfg.d_model) if with_mlp else None
+        self.mlp = MLP(cfg) if with_mlp else None
 
-    def forward(self, x: torch.Tensor):
-        attended, scores, pattern = self.attn(self.ln_attn(x))
+    def forward(self, x: torch.Tensor, head_mask: torch.Tensor | None = None):
+        attended, scores, pattern = self.attn(self.ln_attn(x), head_mask)
         x = x + attended
-        x = x + self.mlp(self.ln_mlp(x))
+        if self.mlp is not None:
+            x = x + self.mlp(self.ln_mlp(x))
         return x, scores, pattern
 
 
@@ -108,9 +146,9 @@ class TinyTransformer(nn.Module):
         super().__init__()
         self.cfg = cfg
         self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.d_model)
-        self.pos_emb = nn.Embedding(cfg.n_ctx, cfg.d_model)
+        self.pos_emb = nn.Embedding(cfg.n_ctx, cfg.d_model) if cfg.positions == "learned" else None
         self.drop = nn.Dropout(cfg.dropout)
-        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
+        self.blocks = nn.ModuleList(Block(cfg, with_mlp=i >= cfg.attn_only_layers) for i in range(cfg.n_layer))
         self.ln_final = nn.LayerNorm(cfg.d_model)
         self.apply(self._init_weights)
         # GPT-2's scaled init: each residual branch adds variance, so shrink their outputs.
@@ -128,15 +166,18 @@ class TinyTransformer(nn.Module):
     def n_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
-    def forward(self, ids: torch.Tensor):
+    def forward(self, ids: torch.Tensor, head_mask: torch.Tensor | None = None):
+        """head_mask [n_layer, n_head] (1 = on, 0 = that head's output zeroed), default all on."""
         B, T = ids.shape
         if T > self.cfg.n_ctx:
             raise ValueError(f"sequence of {T} tokens exceeds the context of {self.cfg.n_ctx}")
-        pos = torch.arange(T, device=ids.device)
-        x = self.drop(self.tok_emb(ids) + self.pos_emb(pos))  # [B, T, C]
+        x = self.tok_emb(ids)  # [B, T, C]
+        if self.pos_emb is not None:
+            x = x + self.pos_emb(torch.arange(T, device=ids.device))
+        x = self.drop(x)
         all_scores, all_patterns = [], []
-        for block in self.blocks:
-            x, scores, pattern = block(x)
+        for layer, block in enumerate(self.blocks):
+            x, scores, pattern = block(x, None if head_mask is None else head_mask[layer])
             all_scores.append(scores)
             all_patterns.append(pattern)
         # Tied unembedding: the output layer reuses the token table, stored once.
@@ -146,3 +187,26 @@ class TinyTransformer(nn.Module):
             "pattern": torch.stack(all_patterns, dim=1),  # [B, layer, head, T, T]
         }
         return logits, attention
+
+
+@torch.no_grad()
+def permute_heads(model: TinyTransformer, layer: int, order: list[int]) -> None:
+    """Renumber the heads of `layer` (0-based) in place: new head i is old head order[i].
+
+    Heads within a layer carry no order, so moving each head's q/k/v rows, its input columns of
+    the output projection and its ALiBi slope together leaves the function exactly unchanged.
+    """
+    cfg = model.cfg
+    if sorted(order) != list(range(cfg.n_head)):
+        raise ValueError(f"head order {order} is not a permutation of 0..{cfg.n_head - 1}")
+    attn = model.blocks[layer].attn
+    C, Dh = cfg.d_model, cfg.d_head
+    # channel index of (head h, offset j) is h * Dh + j, inside each of q, k and v
+    heads = torch.tensor(order).view(-1, 1) * Dh + torch.arange(Dh).view(1, -1)  # [H, Dh]
+    channels = heads.flatten()  # [C]
+    qkv_rows = torch.cat([channels, channels + C, channels + 2 * C])  # [3C]
+    attn.qkv.weight.copy_(attn.qkv.weight[qkv_rows])
+    attn.qkv.bias.copy_(attn.qkv.bias[qkv_rows])
+    attn.proj.weight.copy_(attn.proj.weight[:, channels])  # Linear weight is [out, in]
+    if attn.alibi:
+        attn.alibi_slopes.copy_(attn.alibi_slopes[torch.tensor(order)])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import signal
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -13,7 +14,7 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from train.checkpoint import save_checkpoint
-from train.data import Corpus, compressor_baselines, nats_to_bpc
+from train.data import Companion, Corpus, compressor_baselines, nats_to_bpc, training_text
 from train.files import sha256_bytes
 from train.model import ModelConfig, TinyTransformer
 from train.tokenizer import encode, load_tokenizer_json, train_tokenizer
@@ -21,30 +22,38 @@ from train.tokenizer import encode, load_tokenizer_json, train_tokenizer
 
 @dataclass
 class TrainArgs:
+    """Everything a run depends on besides its input files' bytes; stored in the checkpoint."""
+
     corpus: str
+    companions: list = field(default_factory=list)  # texts that only ever train (files or folders)
     out: str = "checkpoints/alice.pt"
-    vocab_size: int = 2048
-    n_ctx: int = 128
-    d_model: int = 80
-    d_ff: int = 256
-    dropout: float = 0.3
-    steps: int = 700  # fits the 3-minute budget on 2 cores; the cosine schedule ends here
+    model: ModelConfig = field(default_factory=ModelConfig)  # the one config, CLI -> checkpoint -> export
+    steps: int = 1500  # the cosine schedule ends here; ~5 minutes on 2 cores at d_model 80
     batch_size: int = 32
     lr: float = 3e-3
     warmup_frac: float = 0.05
     min_lr_frac: float = 0.1  # cosine decays to this fraction of lr
     weight_decay: float = 0.1
-    eval_every: int = 25
+    eval_every: int = 50  # also how often a resumable checkpoint is saved (a kill loses at most this)
     patience: int = 6  # evaluations without a new best before stopping (held-out figures are noisy)
     seed: int = 1337
     threads: int = 2  # part of the seed: 1 and 2 threads differ in the last bits
+    # Synthetic repeated sequences mixed into each batch (an induction-head experiment; README):
+    repeat_frac: float = 0.0  # share of each batch's rows that are random tokens repeated twice
+    repeat_start: float = 0.3  # ... from this fraction of the schedule on (after a warm-up on text)
+    repeat_weight: float = 0.3  # ... with their loss scaled by this, so text stays the main objective
     interrupt_at: int = 0  # testing aid: behave as if Ctrl-C arrived at this step (0 = never)
 
-    def model_config(self) -> ModelConfig:
-        return ModelConfig(
-            vocab_size=self.vocab_size, n_ctx=self.n_ctx, d_model=self.d_model,
-            d_ff=self.d_ff, dropout=self.dropout,
-        )
+    def to_dict(self) -> dict:
+        return {**asdict(self), "model": self.model.to_dict()}
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "TrainArgs":
+        values = dict(values)
+        model = values.pop("model", None)
+        if model is None:  # checkpoints from before the config moved inside TrainArgs
+            model = {k: values.pop(k) for k in ("vocab_size", "n_ctx", "d_model", "d_ff", "dropout") if k in values}
+        return cls(**values, model=ModelConfig.from_dict(model))
 
 
 @dataclass
@@ -106,24 +115,73 @@ def resume_path(out: str | Path) -> Path:
     return out.with_name(out.stem + ".resume" + out.suffix)
 
 
-def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None) -> dict:
+def remove_stray_temp_files(out: str | Path) -> list[Path]:
+    """A kill during an atomic write leaves its temp file behind; the next run sweeps them."""
+    out = Path(out)
+    stray = []
+    for target in (out, resume_path(out)):
+        stray += list(out.parent.glob(f".{target.name}.*.tmp"))
+    for path in stray:
+        path.unlink(missing_ok=True)
+    return stray
+
+
+class StepBoundaryInterrupt:
+    """Ctrl-C sets a flag that the loop reads between steps, so the saved state is always a step
+    boundary and a resumed run reaches bit-identical weights. A second Ctrl-C aborts at once
+    (the last periodic checkpoint is still there)."""
+
+    def __init__(self):
+        self.requested = False
+        self._previous = None
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __enter__(self):
+        self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        signal.signal(signal.SIGINT, self._previous)
+        return False
+
+
+def repeated_sequences(n: int, length: int, vocab: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """[n, length + 1] rows of random tokens, each row's first half repeated: the second copy is
+    predictable only by looking back (what an induction head does)."""
+    half = (length + 2) // 2
+    picks = vocab[torch.randint(len(vocab), (n, half), generator=generator)]  # [n, half]
+    return torch.cat([picks, picks], dim=1)[:, : length + 1]  # [n, length + 1]
+
+
+def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
+        companions: list[Companion] | None = None) -> dict:
     """Train (or continue) and write the best checkpoint to args.out; returns its payload."""
+    companions = companions or []
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     started = time.perf_counter()
+    remove_stray_temp_files(args.out)
 
+    text = training_text(corpus, companions)
     if resume:
         tokenizer_json = resume["tokenizer_json"]
     else:
-        tokenizer_json = train_tokenizer(corpus.train_text, args.vocab_size).to_str()
+        tokenizer_json = train_tokenizer(text, args.model.vocab_size).to_str()
     tokenizer = load_tokenizer_json(tokenizer_json)
-    cfg = args.model_config()
+    cfg = args.model
     if tokenizer.get_vocab_size() != cfg.vocab_size:  # a small text runs out of merges early
         cfg = ModelConfig(**{**cfg.to_dict(), "vocab_size": tokenizer.get_vocab_size()})
-    train_ids = encode(tokenizer, corpus.train_text)
+    corpus_ids = encode(tokenizer, corpus.train_text)  # the held-out part's left context
+    train_ids = encode(tokenizer, text)
     heldout_ids = encode(tokenizer, corpus.heldout_text)
     block = min(cfg.n_ctx, len(train_ids) - 1)
     data = torch.tensor(train_ids)
+    counts = torch.bincount(data, minlength=cfg.vocab_size)
+    frequent = torch.nonzero(counts >= 3).flatten()  # tokens the model has had a chance to learn
 
     model = TinyTransformer(cfg).train()
     optimizer = make_optimizer(model, args)
@@ -139,7 +197,7 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None) -> dict:
         best_state = resume["best_model"]
 
     def evaluate() -> float:
-        nats = heldout_nats(model, train_ids, heldout_ids, stride=cfg.n_ctx // 2)
+        nats = heldout_nats(model, corpus_ids, heldout_ids, stride=cfg.n_ctx // 2)
         return nats_to_bpc(nats, len(corpus.heldout_text))
 
     common = {
@@ -148,22 +206,40 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None) -> dict:
         "tokenizer_sha256": sha256_bytes(tokenizer_json.encode("utf-8")),
         "corpus": {"name": corpus.name, "sha256": corpus.sha256, "chars": len(corpus.text),
                    "heldout_chars": len(corpus.heldout_text),
-                   "gutenberg_stripped": corpus.gutenberg_stripped},
-        "train_args": asdict(args),
+                   "gutenberg_stripped": corpus.gutenberg_stripped,
+                   "companions": [c.record() for c in companions]},
+        "train_args": args.to_dict(),
     }
 
+    def save_resumable():
+        save_checkpoint(resume_path(args.out), {
+            **common, "model": model.state_dict(), "best_model": best_state,
+            "optimizer": optimizer.state_dict(), "progress": asdict(progress),
+            "rng": {"torch": torch.get_rng_state(), "batches": batches.get_state()},
+            "metrics": {}, "resumable": True,
+        })
+
+    n_repeat = round(args.batch_size * args.repeat_frac)
     bar = tqdm(total=args.steps, initial=progress.step, desc="training", unit="step", dynamic_ncols=True)
-    try:
+    with StepBoundaryInterrupt() as interrupt:
         while progress.step < args.steps:
-            if args.interrupt_at and progress.step == args.interrupt_at and not resume:
+            if interrupt.requested or (args.interrupt_at and progress.step == args.interrupt_at and not resume):
+                bar.close()
+                progress.seconds += time.perf_counter() - started
+                save_resumable()
                 raise KeyboardInterrupt
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(progress.step, args)
             starts = torch.randint(len(data) - block, (args.batch_size,), generator=batches)
-            x = torch.stack([data[s : s + block] for s in starts])  # [B, block]
-            y = torch.stack([data[s + 1 : s + 1 + block] for s in starts])  # [B, block]
+            rows = torch.stack([data[s : s + block + 1] for s in starts])  # [B, block + 1]
+            weights = torch.ones(args.batch_size, 1)
+            if n_repeat and progress.step >= args.repeat_start * args.steps:
+                rows[-n_repeat:] = repeated_sequences(n_repeat, block, frequent, batches)
+                weights[-n_repeat:] = args.repeat_weight
+            x, y = rows[:, :-1], rows[:, 1:]  # [B, block] each: y is x shifted by one
             logits, _ = model(x)
-            loss = F.cross_entropy(logits.view(-1, cfg.vocab_size), y.view(-1))  # [B*block, V]
+            nll = F.cross_entropy(logits.transpose(1, 2), y, reduction="none")  # [B, block]
+            loss = (nll * weights).sum() / (weights.sum() * block)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -182,19 +258,11 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None) -> dict:
                 if progress.evals_since_best >= args.patience:
                     bar.write(f"early stop at step {progress.step}: no better held-out bpc since step {progress.best_step}")
                     break
+                progress.seconds += time.perf_counter() - started
+                started = time.perf_counter()
+                save_resumable()  # a kill or power cut loses at most eval_every steps
             elif progress.step % 5 == 0:
                 bar.set_postfix(loss=f"{loss.item():.3f}", best=f"{progress.best_bpc:.3f}")
-    except KeyboardInterrupt:
-        bar.close()
-        progress.seconds += time.perf_counter() - started
-        path = resume_path(args.out)
-        save_checkpoint(path, {
-            **common, "model": model.state_dict(), "best_model": best_state,
-            "optimizer": optimizer.state_dict(), "progress": asdict(progress),
-            "rng": {"torch": torch.get_rng_state(), "batches": batches.get_state()},
-            "metrics": {}, "resumable": True,
-        })
-        raise
     bar.close()
     progress.seconds += time.perf_counter() - started
 
@@ -212,7 +280,9 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None) -> dict:
         "n_params": model.n_params(),
         "history": progress.history,
     }
-    payload = {**common, "model": model.state_dict(), "metrics": metrics}
+    # How often each token occurs in the training text: export draws its random probe sequences
+    # from tokens seen >= 3 times without needing the training texts again.
+    payload = {**common, "model": model.state_dict(), "metrics": metrics, "token_counts": counts.tolist()}
     save_checkpoint(Path(args.out), payload)
     resume_path(args.out).unlink(missing_ok=True)
     return payload
