@@ -93,8 +93,8 @@ def test_three_widgets_outside_the_site_share_one_download_and_session(page, hos
     # One ORT session: the three elements hold the very same runner object.
     same = page.evaluate("""() => {
       const [a, b, c] = document.querySelectorAll("attention-view");
-      return a._model !== null && a._model === b._model && b._model === c._model
-        && a._model.session === c._model.session;
+      return a._controller.model !== null && a._controller.model === b._controller.model && b._controller.model === c._controller.model
+        && a._controller.model.session === c._controller.model.session;
     }""")
     assert same is True
     assert all(u.startswith(host[1] + "/") for u in requests), requests
@@ -114,7 +114,7 @@ def test_lazy_widget_downloads_nothing_until_scrolled_into_view(page, host, refe
     page.on("request", lambda r: requests.append(r.url))
     page.goto(url)
     page.wait_for_load_state("networkidle")  # every module has arrived; nothing more is coming
-    assert any(u.endswith("/assets/static/av-element.js") for u in requests)  # the script did load
+    assert any(u.endswith("/assets/static/attention-view/element.js") for u in requests)  # the script did load
     assert [u for u in requests if u.endswith(MODEL_FILES)] == []
     assert page.get_attribute("#lazy", "data-status") is None
     assert page.evaluate("document.querySelector('#lazy').shadowRoot") is None

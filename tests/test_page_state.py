@@ -17,7 +17,7 @@ META = {
 
 STATE_JS = """
 import { readFileSync } from "node:fs";
-const S = await import(process.cwd() + "/static/av-state.js");
+const S = await import(process.cwd() + "/static/attention-view/state.js");
 const { meta } = JSON.parse(readFileSync(0, "utf8"));
 const none = { text: null, token: null, layer: null, head: null, view: null };
 const dims = { count: 7, nLayer: 2, nHead: 4 };
@@ -113,7 +113,7 @@ def test_hash_round_trip(state):
 
 VIEWS_JS = """
 import { readFileSync } from "node:fs";
-const V = await import(process.cwd() + "/static/av-views.js");
+const V = await import(process.cwd() + "/static/attention-view/readouts.js");
 const { T, attention, logits, vocab } = JSON.parse(readFileSync(0, "utf8"));
 const out = { T, L: 2, H: 2, attention: Float32Array.from(attention), scores: new Float32Array(attention.length) };
 const r = {

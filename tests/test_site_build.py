@@ -138,7 +138,7 @@ def test_own_scripts_and_styles_name_no_other_origin(built_site):
 def test_index_uses_the_element_and_meta(built_site, meta):
     html = (built_site / "index.html").read_text(encoding="utf-8")
     assert "<attention-view" in html
-    assert 'src="static/app.js"' in html
+    assert 'src="static/pages/app.js"' in html
     assert f"{meta['n_params']:,}" in html
 
 
@@ -191,8 +191,9 @@ def test_preloads_are_the_elements_static_imports(built_site):
     """Pages preload what the element imports up front, and not the export code it loads on
     a click (which would compete with the first paint)."""
     html = (built_site / "index.html").read_text(encoding="utf-8")
-    preloaded = set(re.findall(r'rel="modulepreload" href="static/(av-[\w-]+\.js)"', html))
-    assert "av-element.js" in preloaded and "av-toolbar.js" in preloaded and "av-render.js" in preloaded
-    assert "av-export.js" not in preloaded and "av-export-canvas.js" not in preloaded
+    preloaded = set(re.findall(r'rel="modulepreload" href="static/(attention-view/[\w-]+\.js)"', html))
+    assert {"attention-view/element.js", "attention-view/controller.js", "attention-view/renderer.js",
+            "attention-view/export-bar.js"} <= preloaded
+    assert "attention-view/export-scene.js" not in preloaded and "attention-view/export-png.js" not in preloaded
     for name in preloaded:
         assert (built_site / "static" / name).is_file()

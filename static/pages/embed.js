@@ -4,24 +4,23 @@
 // Parameters become attributes before the element is defined, so it starts on them (no flash
 // of the default sentence), and setAttribute keeps any text a plain string, never markup.
 
-import { define } from "./av-element.js";
-import { toHash } from "./av-state.js";
+import { define } from "../attention-view/element.js";
+import { STATE_KEYS, toHash } from "../attention-view/state.js";
 
-const NAMES = ["text", "layer", "head", "token", "view"];
 const view = document.querySelector("attention-view");
 const params = new URLSearchParams(location.search);
-for (const name of NAMES) {
+for (const name of STATE_KEYS) {
   const value = params.get(name);
   if (value !== null) view.setAttribute(name, value);
 }
 define();
 
-// The live page reads the same state from its URL fragment (static/app.js).
+// The live page reads the same state from its URL fragment (static/pages/app.js).
 const full = document.querySelector(".embed-full");
 const livePage = full.getAttribute("href");
 function linkFullPage() {
   const state = {};
-  for (const name of NAMES) state[name] = view.getAttribute(name);
+  for (const name of STATE_KEYS) state[name] = view.getAttribute(name);
   full.setAttribute("href", livePage + toHash(state));
 }
 linkFullPage();

@@ -3,7 +3,7 @@
 // what `result` says. The code that makes the files loads on the first click: the first
 // paint does not need it.
 
-import { h } from "./av-skeleton.js";
+import { h } from "./dom.js";
 
 const KINDS = [
   { kind: "png", title: "Download the row and the heatmap as a PNG image" },
@@ -36,10 +36,10 @@ async function exportView(view, kind, note) {
   }
   note.textContent = "";
   try {
-    const ex = await import("./av-export.js");
+    const ex = await import("./export-scene.js");
     let blob;
     if (kind === "png") {
-      const { scenePNG } = await import("./av-export-canvas.js");
+      const { scenePNG } = await import("./export-png.js");
       blob = await scenePNG(ex.scene(result));
     } else {
       const text = kind === "svg" ? ex.toSVG(ex.scene(result)) : ex.toJSON(result);

@@ -1,10 +1,10 @@
-// The PNG export: paints a scene from av-export.js with the canvas 2D API and encodes it.
+// The PNG export: paints a scene from export-scene.js with the canvas 2D API and encodes it.
 // Painted directly rather than by loading the SVG into an image and drawing that: an SVG
 // image would come from a blob: or data: URL, which the site's CSP (img-src 'self') blocks,
 // while a canvas needs no URL at all. Items are painted in order, so the picture matches the
 // SVG of the same scene.
 
-import { FONT } from "./av-export.js";
+import { FONT } from "./export-scene.js";
 
 // Twice the CSS size: sharp on high-density screens and when scaled up on a slide.
 export const PNG_SCALE = 2;

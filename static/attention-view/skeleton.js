@@ -1,41 +1,7 @@
 // The element's fixed DOM, built once with createElement and never from HTML strings, so no string
 // ever becomes markup (the CSP forbids inline styles and scripts; this forbids injection).
 
-/** h("p.status", {role: "status"}, child, "text") -> element; classes after dots. */
-export function h(spec, attrs = {}, ...children) {
-  const [tag, ...classes] = spec.split(".");
-  const el = document.createElement(tag);
-  if (classes.length) el.className = classes.join(" ");
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === false || value === null || value === undefined) continue;
-    if (key === "text") el.textContent = value;
-    else el.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children) {
-    if (child !== null && child !== undefined) el.append(child);
-  }
-  return el;
-}
-
-/**
- * Sets an element's text, reusing its text node: writing `data` is a change of characters,
- * while assigning textContent replaces the node, which costs a style recalc and a layout-tree
- * rebuild for it on every keystroke (measured: ~37 nodes per update). Still text, never HTML.
- */
-export function setText(el, text) {
-  const node = el.firstChild;
-  if (node !== null && node.nodeType === Node.TEXT_NODE && node.nextSibling === null && text !== "") {
-    if (node.data !== text) node.data = text;
-  } else if (el.textContent !== text) {
-    el.textContent = text;
-  }
-}
-
-/** Shows or hides an element, touching the attribute only on a change: re-assigning `hidden`
- * its current value still counts as an attribute mutation, and invalidates style. */
-export function setHidden(el, hidden) {
-  if (el.hidden !== hidden) el.hidden = hidden;
-}
+import { h } from "./dom.js";
 
 /** The part that exists before meta.json arrives: stylesheet, status line, fallback slot. */
 export function buildShell(root, cssURL) {
@@ -123,13 +89,8 @@ export function buildUI(r, { nLayer, nHead }) {
   r.math = h("details.panel.math", {},
     h("summary", { text: "Show the math" }),
     r.mathIntro,
-    h("div.table-scroll", {}, h("table.math-table", {},
-      h("thead", {}, h("tr", {},
-        h("th", { scope: "col", text: "key" }),
-        h("th", { scope: "col", text: "raw score q\u00b7k" }),
-        h("th", { scope: "col", text: "scaled \u00f7 \u221ad" }),
-        h("th", { scope: "col", text: "softmax weight" }))),
-      r.mathBody)));
+    // The columns depend on the model's position scheme: math-panel.js writes the header.
+    h("div.table-scroll", {}, h("table.math-table", {}, (r.mathHead = h("thead")), r.mathBody)));
 
   // The row as a table, for screen readers; the chips carry the same numbers visually.
   r.srCaption = h("caption");

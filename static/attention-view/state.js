@@ -5,6 +5,12 @@
 // turns them (plus meta.json's defaults) into numbers, and `reduce` turns a user action into
 // the next pinned state, which the element writes back to its attributes.
 
+/**
+ * The pinned state's keys: the element's state attributes, the permalink's and the iframe's
+ * parameters, and `change` events' detail all use exactly these (the one copy of the list).
+ */
+export const STATE_KEYS = ["text", "token", "layer", "head", "view"];
+
 export const VIEWS = ["head", "average", "rollout"];
 
 /** Keys the view answers (when focus is not in the text box) and the action each one means. */
@@ -128,12 +134,10 @@ export function toAttributes(state) {
   };
 }
 
-const HASH_KEYS = ["text", "token", "layer", "head", "view"];
-
 /** Permalink fragment for a state, e.g. "#text=The%20Queen&token=6&layer=2&head=3&view=head". */
 export function toHash(state) {
   const params = new URLSearchParams();
-  for (const key of HASH_KEYS) {
+  for (const key of STATE_KEYS) {
     const value = state[key];
     if (value !== null && value !== undefined) params.set(key, String(value));
   }
@@ -145,6 +149,6 @@ export function toHash(state) {
 export function fromHash(hash) {
   const params = new URLSearchParams(String(hash || "").replace(/^#/, ""));
   const out = {};
-  for (const key of HASH_KEYS) out[key] = params.has(key) ? params.get(key) : null;
+  for (const key of STATE_KEYS) out[key] = params.has(key) ? params.get(key) : null;
   return out;
 }

@@ -1,12 +1,13 @@
 // Exporting what a view shows: the numbers as JSON, and a picture (the pinned row as chips
 // plus the T x T heatmap) as a list of drawing items that becomes an SVG file here or a PNG
-// in av-export-canvas.js. Both pictures come from the same list, so they always agree.
+// in export-png.js. Both pictures come from the same list, so they always agree.
 // No DOM in this module: it takes the element's public `result` and returns strings, so it
 // runs under Node as well (the tests use that).
 
-import { labelTokens, tokenName, chipText, displayText } from "./av-tokens.js";
-import { viewMatrix, viewName, wholePercent } from "./av-views.js";
-import { color, ink } from "./av-palette.js";
+import { labelTokens, tokenName, chipText, displayText } from "./token-labels.js";
+import { viewMatrix, viewName, wholePercent } from "./readouts.js";
+import { color, ink } from "./palette.js";
+import { outputsOf } from "./runs.js";
 
 // The picture has its own fixed, light look: exports end up on slides and in papers, where
 // the reader's dark mode means nothing.
@@ -22,19 +23,12 @@ export const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', 
 
 /**
  * The current view recomputed from `result`: its T x T matrix (a head, the layer's head
- * average, or the rollout, through the same av-views code the screen uses), the pinned
+ * average, or the rollout, through the same readouts.js code the screen uses), the pinned
  * token's row of it, and token names.
  */
 export function viewData(result) {
   const T = result.tokens.length;
-  const L = result.attention.length;
-  const H = L ? result.attention[0].length : 0;
-  const flat = new Float64Array(L * H * T * T);
-  let i = 0;
-  for (const layer of result.attention) for (const head of layer) for (const row of head) {
-    for (const v of row) flat[i++] = v;
-  }
-  const out = { T, L, H, attention: flat };
+  const out = outputsOf(result);
   const m = T ? viewMatrix(out, result) : [];
   const matrix = Array.from({ length: T }, (_, q) => Array.from(m.subarray(q * T, (q + 1) * T)));
   const labels = labelTokens(result.tokens.map((t) => t.piece));
@@ -132,7 +126,7 @@ export function scene(result) {
   items.push(label(PAD, y + 13, `\u201c${clip(displayText(shown), 110)}\u201d`, 13, MUTED, { maxWidth: inner }));
   y += 20;
   const later = T - q - 1;
-  const count = cut ? `The last ${T} of ${cut.total} tokens` : `${T} token${T === 1 ? "" : "s"}`;
+  const count = cut ? `The last ${T} of ${cut.total ?? "more"} tokens` : `${T} token${T === 1 ? "" : "s"}`;
   items.push(label(PAD, y + 13, `${count}; the row is token ${q + 1}'s attention over ` +
     `${q + 1} token${q ? "s" : ""}${later ? `, ${later} later one${later === 1 ? "" : "s"} masked` : ""}.`,
   13, MUTED, { maxWidth: inner }));

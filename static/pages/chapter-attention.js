@@ -3,9 +3,9 @@
 // that view's `result`, and rewritten whenever the reader changes the view (or types).
 // Sentences are built from numbers and token names and set with textContent only.
 
-import "./attention-view.js";
-import { viewData } from "./av-export.js";
-import { ranked, spread, wholePercent, viewName } from "./av-views.js";
+import "../attention-view.js";
+import { viewData } from "../attention-view/export-scene.js";
+import { ranked, spread, wholePercent, viewName } from "../attention-view/readouts.js";
 
 const dHead = Number(document.querySelector("[data-d-head]")?.dataset.dHead);
 

@@ -1,17 +1,72 @@
-// The renderer: writes one view model into the skeleton's elements. It keeps pools of chips
+// The renderer: builds the view model of a run (plus the prose around it: notice, titles,
+// sentences) and writes it into the skeleton's elements. It keeps pools of chips
 // and table rows and only touches what changed, because it runs on every keystroke (the whole
 // update, tokenize + run + render, has to fit in a frame at 128 tokens). User text only ever
 // reaches the page through textContent.
 
-import { h, setText, setHidden } from "./av-skeleton.js";
-import { steppedColor, ink, gradient } from "./av-palette.js";
-import { chipText, pieceLabel } from "./av-tokens.js";
-import { viewRow, rowSum, percent, wholePercent, describeRow, viewName } from "./av-views.js";
-import { drawMinis, drawHeatmap } from "./av-charts.js";
-import { renderMath } from "./av-math.js";
+import { h, setText, setHidden } from "./dom.js";
+import { steppedColor, ink, gradient } from "./palette.js";
+import { chipText, pieceLabel } from "./token-labels.js";
+import { viewRow, rowSum, percent, wholePercent, describeRow, viewName } from "./readouts.js";
+import { drawMinis, drawHeatmap } from "./charts.js";
+import { renderMath } from "./math-panel.js";
+import { pinnedIndex, shownIndex } from "./state.js";
 
 function setAttr(el, name, value) {
   if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+}
+
+/**
+ * What one paint needs: the run, the resolved state, and the pinned and shown tokens.
+ * @typedef {Object} ViewModel
+ * @property {import("./runs.js").Run} run
+ * @property {import("./runs.js").Outputs|null} out
+ * @property {import("./token-labels.js").TokenLabel[]} labels
+ * @property {string[]} names
+ * @property {object} state  resolved state (state.js) with `preview`
+ * @property {number} pinned  0-based, -1 without tokens
+ * @property {number} shown  the hovered token while previewing, else the pinned one
+ * @property {object} meta  meta.json
+ * @property {(id: number) => string|null} pieceOf
+ */
+
+/** @returns {ViewModel} */
+export function viewModel(run, state, meta) {
+  const count = run.labels.length;
+  return {
+    run,
+    out: run.out,
+    labels: run.labels,
+    names: run.names,
+    state,
+    pinned: pinnedIndex(state, count),
+    shown: shownIndex(state, count),
+    meta,
+    pieceOf: run.pieceOf,
+  };
+}
+
+/** The line under the text box: a prompt for an empty text, or what a long text lost. */
+export function noticeText(run) {
+  if (run.text === "") return "Type a sentence above to see which earlier tokens each token attends to.";
+  if (!run.truncated) return "";
+  const n = run.ids.length;
+  const first = `starting at \u00ab${run.names[0]}\u00bb`;
+  const { total, start } = run.truncated;
+  if (total === null) {
+    // Only the text's tail was tokenized (a very long text): the total was not counted.
+    return `This text is longer than the model reads (at most ${n} tokens), so only the last ${n} ` +
+      `are shown, ${first}.`;
+  }
+  return `This text is ${total} tokens long and the model reads at most ${n}, so only the last ${n} ` +
+    `are shown: tokens ${start + 1}\u2013${total}, ${first}.`;
+}
+
+/** The status line (it exists before the rest of the UI): text, kind, retry button. */
+export function paintStatus(refs, kind, text, retry) {
+  refs.status.dataset.kind = kind;
+  setText(refs.statusText, text);
+  setHidden(refs.retry, !retry);
 }
 
 export class Renderer {
@@ -22,11 +77,18 @@ export class Renderer {
     this.r.legend.querySelector(".legend-bar").style.backgroundImage = gradient();
   }
 
-  status(kind, text, { retry = false } = {}) {
-    const { status, statusText, retry: button } = this.r;
-    status.dataset.kind = kind;
-    setText(statusText, text);
-    setHidden(button, !retry);
+  /** Hides everything computed (a new model is loading); the next render shows it again. */
+  clear() {
+    setHidden(this.r.body, true);
+    this.notice("");
+  }
+
+  focusChip(index) {
+    this.chips[index]?.el.focus();
+  }
+
+  renderMath(vm) {
+    renderMath(this.r, vm);
   }
 
   /** Show the UI (hiding the fallback) once its stylesheet has arrived. */
@@ -46,8 +108,10 @@ export class Renderer {
     setText(this.r.notice, text || "");
   }
 
-  /** Full render of a view model (built by the element's _paint). */
+  /** Full render of a view model. */
   render(vm) {
+    this.setInput(vm.state.text);
+    this.notice(noticeText(vm.run));
     const empty = vm.out === null;
     setHidden(this.r.body, empty);
     this.syncChips(vm);

@@ -3,9 +3,9 @@
 // T² pixels — cheap enough for every keystroke at T = 128). Masked (later) cells stay
 // transparent so the stylesheet's hatching shows through.
 
-import { TABLE, index, hexColor } from "./av-palette.js";
-import { viewRow, viewMatrix, strongest } from "./av-views.js";
-import { setText } from "./av-skeleton.js";
+import { TABLE, index, hexColor } from "./palette.js";
+import { viewRow, viewMatrix, strongest } from "./readouts.js";
+import { setText } from "./dom.js";
 
 function sized(canvas, width, height) {
   if (canvas.width !== width) canvas.width = width;

@@ -59,6 +59,13 @@ function readChar(bytes, i) {
 }
 
 /**
+ * @typedef {Object} TokenLabel
+ * @property {string} text  the characters whose first byte is in this token
+ * @property {number} owner  index of the token that shows the character this one helps spell
+ * @property {[number, number]} span  first and last token sharing one split character
+ */
+
+/**
  * Labels for a token sequence: [{text, owner, span}] per token.
  * - text: the characters whose first byte is in this token ("" if it holds only the tail of
  *   a character started earlier); concatenated, the texts equal the decoded bytes.

@@ -1,0 +1,246 @@
+// A "run": everything the view needs about one text — its tokens and labels plus the model's
+// outputs — made either live (tokenizer + ORT) or from golden.json (the precomputed default
+// sentence, painted while the runtime compiles). Also the element's public `result`.
+//
+// The shapes, once for the whole widget:
+//
+/**
+ * The model's outputs for one run, as flat arrays of shape [layer][head][query][key]
+ * (0-based), straight from ORT (Float32Array) or from golden.json (Float64Array).
+ * @typedef {Object} Outputs
+ * @property {number} T  tokens
+ * @property {number} L  layers
+ * @property {number} H  heads per layer
+ * @property {number} V  vocabulary size
+ * @property {Float32Array|Float64Array} attention  softmax weights; masked keys are 0
+ * @property {Float32Array|Float64Array} scores  what softmax saw; masked keys are -Infinity
+ * @property {(query: number) => {id: number, p: number}[]} topAt  top-5 next tokens (memoised)
+ */
+/**
+ * What was cut from a text longer than the model's context.
+ * @typedef {Object} Truncation
+ * @property {number|null} total  tokens in the whole text; null when only its tail was
+ *   tokenized (very long texts: counting every token would cost a full tokenization)
+ * @property {number|null} start  0-based index of the first shown token in the whole text
+ */
+/**
+ * @typedef {Object} Run
+ * @property {string} text  the whole input text
+ * @property {boolean} live  computed now by the model (false: from golden.json)
+ * @property {number[]} ids  the shown tokens' ids (at most n_ctx)
+ * @property {string[]} pieces  their vocabulary strings
+ * @property {import("./token-labels.js").TokenLabel[]} labels
+ * @property {string[]} names  short names for prose, e.g. «Alice»
+ * @property {Truncation|null} truncated
+ * @property {Outputs|null} out  null for an empty text
+ * @property {object|null} model  the loaded model that computed it (null: golden.json, empty)
+ * @property {(id: number) => string|null} pieceOf  vocabulary string of an id; null while the
+ *   tokenizer has not arrived (golden runs)
+ */
+/**
+ * The element's public `result` (README: "Properties, events, export").
+ * @typedef {Object} Result
+ * @property {boolean} live
+ * @property {string} text
+ * @property {{id: number, text: string, piece: string}[]} tokens
+ * @property {number[][][][]} attention  [layer][head][query][key]
+ * @property {number[][][][]} scores  same shape; masked keys -Infinity
+ * @property {{id: number, text: string|null, p: number}[]} top  at the pinned token
+ * @property {number} token  0-based pinned token (-1 without tokens)
+ * @property {number} layer  1-based
+ * @property {number} head  1-based
+ * @property {"head"|"average"|"rollout"} view
+ * @property {(Truncation & {shown: number})|null} truncated
+ */
+
+import { labelTokens, tokenName, pieceLabel } from "./token-labels.js";
+import { topFromLogits } from "./readouts.js";
+
+// Texts up to this many characters are tokenized whole (the notice can then give the exact
+// token count); longer ones only by a tail that holds more than n_ctx tokens, so that a pasted
+// book costs a window's worth of tokenizing per keystroke, not the whole book.
+export const WHOLE_TEXT_CHARS = 4096;
+
+function withLabels(run) {
+  run.labels = labelTokens(run.pieces);
+  run.names = run.labels.map((_, i) => tokenName(run.labels, i));
+  return run;
+}
+
+const isSpace = (ch) => ch === undefined || /\s/.test(ch);
+
+/**
+ * Where to cut `text` at or after `from` so that the tokens after the cut are the ones the
+ * whole text would give: before a single space between two non-spaces, which always starts a
+ * new pre-token (" word") of the byte-level BPE's split pattern. Without such a place (a text
+ * with no spaces), any code point boundary; the one token at the cut may then differ, and is
+ * dropped because the tail must give more than n_ctx tokens.
+ */
+export function safeCut(text, from) {
+  const limit = Math.min(text.length - 1, from + 1024);
+  for (let i = Math.max(1, from); i < limit; i++) {
+    if (text[i] === " " && !isSpace(text[i - 1]) && !isSpace(text[i + 1])) return i;
+  }
+  const code = text.charCodeAt(from);
+  return code >= 0xdc00 && code <= 0xdfff ? from + 1 : from; // never split a surrogate pair
+}
+
+/** The last n_ctx tokens of `text` and what was cut, tokenizing only as much as needed. */
+export function lastTokens(model, text) {
+  const { n_ctx } = model.config;
+  let size = n_ctx * 16;
+  while (text.length > WHOLE_TEXT_CHARS && size < text.length) {
+    const { ids, pieces } = model.encode(text.slice(safeCut(text, text.length - size)));
+    if (ids.length > n_ctx) {
+      return { ids: ids.slice(-n_ctx), pieces: pieces.slice(-n_ctx), truncated: { total: null, start: null } };
+    }
+    size *= 4;
+  }
+  const { ids, pieces } = model.encode(text);
+  const start = Math.max(0, ids.length - n_ctx);
+  return {
+    ids: ids.slice(start),
+    pieces: pieces.slice(start),
+    truncated: start > 0 ? { total: ids.length, start } : null,
+  };
+}
+
+/**
+ * Tokenizes and runs `text`. Longer than the context, it keeps the LAST n_ctx tokens (the
+ * ones a language model would condition on to continue the text) and records what it cut.
+ * @returns {Promise<Run>}
+ */
+export async function liveRun(model, text) {
+  const { vocab_size } = model.config;
+  const { ids, pieces, truncated } = lastTokens(model, text);
+  const run = {
+    text,
+    live: true,
+    ids,
+    pieces,
+    truncated,
+    out: null,
+    model,
+    pieceOf: (id) => model.tokenizer.id_to_token(id) ?? "",
+  };
+  if (ids.length) {
+    const out = await model.run(ids);
+    // Memoised: the renderer and `result` both ask for the pinned position on every update,
+    // and each call is a softmax over the whole vocabulary.
+    const tops = new Map();
+    out.topAt = (q) => {
+      if (!tops.has(q)) tops.set(q, topFromLogits(out.logits, vocab_size, q));
+      return tops.get(q);
+    };
+    run.out = out;
+  }
+  return withLabels(run);
+}
+
+/**
+ * The same shape from golden.json. The tokenizer only names the predicted tokens; without it
+ * (it may arrive a moment later) their labels are empty until `run.tokenizer` is set.
+ * @returns {Run}
+ */
+export function goldenRun(golden, meta, tokenizer = null) {
+  const { n_layer: L, n_head: H } = meta.config;
+  const T = golden.ids.length;
+  // golden.json nests [layer][head][query][key] (JSON has no typed arrays); flattened once.
+  const flat = (nested, masked) => {
+    const a = new Float64Array(L * H * T * T);
+    let i = 0;
+    for (const layer of nested) for (const head of layer) for (const row of head) {
+      for (const v of row) a[i++] = v === null ? masked : v;
+    }
+    return a;
+  };
+  const out = {
+    T, L, H, V: meta.config.vocab_size,
+    attention: flat(golden.attention, 0),
+    scores: flat(golden.scores, -Infinity), // JSON has no -Infinity: masked keys are null
+    topAt: (q) => golden.top[q],
+  };
+  const run = withLabels({
+    text: golden.text,
+    live: false,
+    ids: golden.ids.slice(),
+    pieces: golden.pieces.slice(),
+    truncated: null,
+    out: T ? out : null,
+    model: null,
+    tokenizer,
+    pieceOf: (id) => (run.tokenizer ? run.tokenizer.id_to_token(id) ?? "" : null),
+  });
+  return run;
+}
+
+/** @returns {Run} */
+export function emptyRun(live) {
+  return { text: "", live, ids: [], pieces: [], labels: [], names: [], truncated: null, out: null, model: null, pieceOf: () => "" };
+}
+
+// A result keeps its run's flat outputs under this key (not enumerable, so not in JSON): the
+// export code reads the flat arrays back instead of flattening the nested ones again.
+const OUTPUTS = Symbol("outputs");
+
+/**
+ * The flat outputs behind a result: the run's own for a result of this module, or flattened
+ * from `attention` for a plain object (a result that went through JSON).
+ * @returns {Outputs}
+ */
+export function outputsOf(result) {
+  if (result[OUTPUTS]) return result[OUTPUTS];
+  const T = result.tokens.length;
+  const L = result.attention.length;
+  const H = L ? result.attention[0].length : 0;
+  const attention = new Float64Array(L * H * T * T);
+  let i = 0;
+  for (const layer of result.attention) for (const head of layer) for (const row of head) {
+    for (const v of row) attention[i++] = v;
+  }
+  return { T, L, H, attention };
+}
+
+const nestedCache = new WeakMap();
+
+// [layer][head][query][key] plain arrays, built once per run on first request.
+function nested(run, key) {
+  let store = nestedCache.get(run);
+  if (!store) nestedCache.set(run, (store = {}));
+  if (!store[key]) {
+    const { out } = run;
+    if (!out) return [];
+    const { T, L, H } = out;
+    const flat = out[key];
+    store[key] = Array.from({ length: L }, (_, l) => Array.from({ length: H }, (_, h) =>
+      Array.from({ length: T }, (_, q) => Array.from(flat.subarray(((l * H + h) * T + q) * T, ((l * H + h) * T + q + 1) * T)))));
+  }
+  return store[key];
+}
+
+/**
+ * The element's public `result` for a run and a pinned state.
+ * @param {Run} run
+ * @returns {Result}
+ */
+export function toResult(run, state, pinned) {
+  const top = run.out && pinned >= 0 ? run.out.topAt(pinned) : [];
+  const result = {
+    live: run.live,
+    text: run.text,
+    tokens: run.labels.map((label, i) => ({ id: run.ids[i], text: label.text, piece: run.pieces[i] })),
+    get attention() { return nested(run, "attention"); },
+    get scores() { return nested(run, "scores"); },
+    top: top.map(({ id, p }) => {
+      const piece = run.pieceOf(id);
+      return { id, text: piece === null ? null : pieceLabel(piece), p };
+    }),
+    token: pinned,
+    layer: state.layer,
+    head: state.head,
+    view: state.view,
+    truncated: run.truncated ? { ...run.truncated, shown: run.ids.length } : null,
+  };
+  if (run.out) Object.defineProperty(result, OUTPUTS, { value: run.out });
+  return result;
+}

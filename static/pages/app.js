@@ -1,0 +1,84 @@
+// The live page: keeps the URL fragment and the <attention-view> in step, so a view can be
+// shared as a link and back/forward walk through what the reader pinned.
+
+import { define } from "../attention-view/element.js";
+import { STATE_KEYS, fromHash, toHash } from "../attention-view/state.js";
+
+const view = document.querySelector("attention-view");
+const TYPING_PAUSE_MS = 400;
+// Before the view has computed a long text (so what it shows is not known yet), a link keeps
+// at most this many of its last characters; then exactly the shown part.
+const MAX_LINK_CHARS = 4096;
+
+function apply(hash) {
+  const attrs = fromHash(hash);
+  for (const name of STATE_KEYS) {
+    if (attrs[name] === null) view.removeAttribute(name);
+    else view.setAttribute(name, attrs[name]);
+  }
+}
+
+// Attributes go on before define() so the element starts on the permalink's view.
+if (location.hash.length > 1) apply(location.hash);
+define();
+
+// Says so under the view when the link holds only part of the text.
+const note = document.createElement("p");
+note.className = "small permalink-note";
+note.hidden = true;
+view.after(note);
+
+/**
+ * The state a link stores: a text longer than the model reads is cut to the part the view
+ * shows (its last n_ctx tokens), since a pasted book would make a link no browser opens.
+ */
+async function linkState(detail) {
+  const result = await view.ready.catch(() => null);
+  const shown = result && result.text === detail.text && result.truncated
+    ? result.tokens.map((t) => t.text).join("") : null;
+  let text = detail.text;
+  if (shown !== null) text = shown;
+  else if (text.length > MAX_LINK_CHARS) text = text.slice(-MAX_LINK_CHARS);
+  const cut = text !== detail.text;
+  note.hidden = !cut;
+  note.textContent = cut
+    ? `The link in the address bar keeps only the part of the text the view shows (the last ${result?.tokens.length ?? "few thousand characters"}${result ? " tokens" : ""}), not the whole text.`
+    : "";
+  return { ...detail, text };
+}
+
+// Typing writes the URL once per pause, not per key: keystrokes stay tokenize + run + draw,
+// and one burst of typing is one history entry. Pins and head choices get their own entries.
+let pending = null;
+let typingEntry = false;
+let writes = 0;
+
+async function write(detail, push) {
+  const ticket = ++writes;
+  const state = await linkState(detail);
+  if (ticket !== writes) return; // a newer change is being written
+  const hash = toHash(state);
+  if (hash === location.hash) return;
+  if (push) history.pushState(null, "", hash);
+  else history.replaceState(null, "", hash);
+}
+
+view.addEventListener("change", (event) => {
+  const { detail } = event;
+  clearTimeout(pending);
+  if (detail.action === "text") {
+    pending = setTimeout(() => {
+      write(detail, !typingEntry);
+      typingEntry = true;
+    }, TYPING_PAUSE_MS);
+  } else {
+    typingEntry = false;
+    write(detail, true);
+  }
+});
+
+window.addEventListener("popstate", () => {
+  clearTimeout(pending);
+  typingEntry = false;
+  apply(location.hash);
+});
