@@ -3,13 +3,18 @@
 
 A script, not a package: a top-level `site` package would shadow Python's own `site` module.
 
-    python site/build.py [--out build/] [--model DIR]
+    python site/build.py [--out _site/] [--model DIR]
+    python site/build.py --out DIR --manifest-only   # re-hash an already built (or edited) folder
+
+The output folder holds the site and nothing else (setuptools writes its own `build/`, which
+is why the site does not live there).
 
 Every template whose path has no part starting with `_` is rendered to the same relative
 path under the output folder (partials such as `_base.html` are only included). `static/`
 is copied to OUT/static/, and the handful of runtime files the page needs from node_modules
 go to OUT/static/vendor/, beside the modules that import them (ORT finds its wasm relative
-to its own URL, so they must sit together).
+to its own URL, so they must sit together). Last, OUT/sw.js is written: site/sw.js behind a
+manifest of every built file with its sha256 and a version derived from all of them.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import argparse
 import hashlib
 import importlib.util
 import json
+import posixpath
 import re
 import shutil
 import sys
@@ -49,8 +55,18 @@ CHAPTERS = [
     {"page": "lab.html", "title": "Attention as soft lookup"},
 ]
 
-# The element's entry module; pages preload what it imports statically (see live_view_modules).
-ELEMENT_MODULE = "av-element.js"
+# The element's public entry (where embeds load it; its folder may be reorganised freely):
+# pages preload what it imports statically (see live_view_modules).
+ELEMENT_ENTRY = "attention-view.js"
+
+# The site's one Content-Security-Policy (rendered into every page by _base.html; the tests and
+# the benchmark read it from the built pages). Scripts and styles only from this origin, wasm
+# compilation allowed (onnxruntime-web needs it), no inline code, no other origins.
+CSP = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; img-src 'self'; "
+       "style-src 'self'; base-uri 'none'; form-action 'none'")
+
+# The service worker's script, written to the site root (its folder is the worker's scope).
+SERVICE_WORKER = "sw.js"
 
 
 class BuildError(RuntimeError):
@@ -88,10 +104,12 @@ def template_names(env: jinja2.Environment) -> list[str]:
 
 
 def static_imports(entry: str) -> list[str]:
-    """The own modules `entry` pulls in through static `import ... from "./x.js"` statements,
-    itself included. Dynamic `import()` (the export code, loaded on the first click) is left
-    out on purpose: preloading it would only compete with what the first paint needs."""
-    pattern = re.compile(r"""^\s*(?:import|export)\s[^;]*?from\s+["']\./([\w.-]+\.js)["']""", re.M)
+    """The own modules `entry` (a path under static/) pulls in through static
+    `import ... from "./x.js"` / `"../dir/x.js"` statements, itself included, as paths relative
+    to static/. Dynamic `import()` (the export code, loaded on the first click) is left out on
+    purpose: preloading it would only compete with what the first paint needs. Vendor modules
+    are left out too (pages preload the runtime explicitly)."""
+    pattern = re.compile(r"""^\s*(?:import|export)\s[^;]*?from\s+["'](\.{1,2}/[\w./-]+\.m?js)["']""", re.MULTILINE)
     seen: list[str] = []
     todo = [entry]
     while todo:
@@ -99,7 +117,11 @@ def static_imports(entry: str) -> list[str]:
         if name in seen:
             continue
         seen.append(name)
-        todo.extend(pattern.findall((STATIC / name).read_text(encoding="utf-8")))
+        folder = posixpath.dirname(name)
+        for spec in pattern.findall((STATIC / name).read_text(encoding="utf-8")):
+            rel = posixpath.normpath(posixpath.join(folder, spec))
+            if not rel.startswith(("../", "vendor/")) and (STATIC / rel).is_file():
+                todo.append(rel)
     return sorted(seen)
 
 
@@ -114,8 +136,9 @@ def make_env() -> jinja2.Environment:
     env.globals["lab_reference"] = lab_reference
     # The element's modules, so pages can preload the whole graph at once instead of
     # discovering it import by import (see _macros.html: live_view_preloads).
-    env.globals["live_view_modules"] = static_imports(ELEMENT_MODULE)
+    env.globals["live_view_modules"] = [m for m in static_imports(ELEMENT_ENTRY) if m != ELEMENT_ENTRY]
     env.globals["chapters"] = CHAPTERS
+    env.globals["csp"] = CSP
     return env
 
 
@@ -154,21 +177,53 @@ def copy_vendor(out: Path) -> None:
         shutil.copy2(src, vendor / src.name)
 
 
-def write_service_worker(out: Path) -> None:
-    """OUT/sw.js: site/sw.js behind the list of every built file and a version derived from
-    their contents (see site/sw.js for why both live in the worker itself)."""
-    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != "sw.js")
-    digest = hashlib.sha256()
-    for name in files:
-        digest.update(name.encode() + b"\0" + (out / name).read_bytes())
-    manifest = {"version": digest.hexdigest()[:16], "files": files}
-    header = f"self.OFFLINE = {json.dumps(manifest)};\n"
-    (out / "sw.js").write_text(header + (ROOT / "site" / "sw.js").read_text(encoding="utf-8"), encoding="utf-8")
+def manifest(out: Path) -> dict:
+    """{"version", "files": {path: sha256}} for every file under `out` but the worker itself.
+    The version is a hash of all paths and contents: any change to any file changes it."""
+    files = {}
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        name = path.relative_to(out).as_posix()
+        if name != SERVICE_WORKER and not name.startswith("."):
+            files[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hashlib.sha256("".join(f"{name}\0{sha}\n" for name, sha in files.items()).encode())
+    return {"version": digest.hexdigest()[:16], "files": files}
+
+
+def write_service_worker(out: Path) -> dict:
+    """OUT/sw.js: site/sw.js behind one generated line, `self.OFFLINE = {version, files}`.
+    The manifest lives in the worker script itself, so a changed file changes the worker's
+    bytes, which is what makes the browser install the new version (see site/sw.js)."""
+    data = manifest(out)
+    header = f"self.OFFLINE = {json.dumps(data, separators=(',', ':'))};\n"
+    source = (ROOT / "site" / "sw.js").read_text(encoding="utf-8")
+    tmp = out / (SERVICE_WORKER + ".tmp")
+    tmp.write_text(header + source, encoding="utf-8")
+    tmp.replace(out / SERVICE_WORKER)
+    return data
+
+
+def clear_output(out: Path) -> None:
+    """An empty output folder, so it holds this build's files and nothing else (a stale file
+    would be served, and listed in the worker's manifest). Only a folder that is empty or holds
+    an earlier build (it has sw.js) is emptied: a mistyped --out never deletes anything else."""
+    if out.exists():
+        if not out.is_dir():
+            raise BuildError(f"{out} is not a folder")
+        entries = list(out.iterdir())
+        if entries and not (out / SERVICE_WORKER).is_file():
+            raise BuildError(f"{out} is not empty and holds no earlier site build ({SERVICE_WORKER}); "
+                             "choose an empty or new folder")
+        for entry in entries:
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+    out.mkdir(parents=True, exist_ok=True)
 
 
 def build(out: Path, model_dir: Path = STATIC / "model") -> list[str]:
     meta = load_meta(model_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    clear_output(out)
     copy_static(out, model_dir)
     copy_vendor(out)
     pages = render(out, meta)
@@ -178,12 +233,23 @@ def build(out: Path, model_dir: Path = STATIC / "model") -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "build", help="output folder (default build/)")
+    parser.add_argument("--out", type=Path, default=ROOT / "_site", help="output folder (default _site/)")
     parser.add_argument(
         "--model", type=Path, default=STATIC / "model",
         help="folder with model.onnx, tokenizer.json, meta.json, golden.json (default static/model/)",
     )
+    parser.add_argument(
+        "--manifest-only", action="store_true",
+        help="only rewrite OUT/sw.js from the files already in OUT (after editing a built folder)",
+    )
     args = parser.parse_args(argv)
+    if args.manifest_only:
+        if not args.out.is_dir():
+            print(f"build failed: {args.out} is not a built site folder", file=sys.stderr)
+            return 1
+        data = write_service_worker(args.out)
+        print(f"wrote {args.out / SERVICE_WORKER}: version {data['version']}, {len(data['files'])} files")
+        return 0
     try:
         pages = build(args.out, args.model)
     except BuildError as err:

@@ -1,32 +1,211 @@
-// Offline support for the site's own pages. build.py writes this file to the site root (a
-// worker only controls pages at or below its own folder) behind one generated line that sets
-// self.OFFLINE = {version, files}: the version changes whenever any file does, which is what
-// makes the browser install a new worker and drop the old cache.
-/* global self, caches, fetch */
+// Offline support for the site's own files. build.py writes this file to the site root behind
+// one generated line, `self.OFFLINE = {version, files: {path: sha256}}`: every built file with
+// its hash, and a version that changes whenever any file does. Since the manifest is part of
+// this script, any change to the site changes the worker's bytes, and the browser installs the
+// new version on its next update check (offline.js asks for one on every page view).
+//
+// The rules, each against a failure seen before:
+// - One version per page, always. A page is bound to the version its HTML came from (by its
+//   client id, remembered in a small cache every worker version reads), and every request the
+//   page makes is answered from that version's cache, even after a newer worker has taken over.
+//   A version's cache is deleted only once no open page was loaded from it.
+// - What a version caches is that version: every file is checked against its sha256 from the
+//   manifest. Unchanged files are copied from the previous version's cache (after the same
+//   check); all others are fetched with `cache: "reload"`, past the browser's HTTP cache, whose
+//   month-old or long-lived entries cannot be trusted after a deploy. Any mismatch (a deploy
+//   still in progress, a proxy's stale copy) fails the install, and the next visit tries again.
+// - A new version serves the next page load: it activates as soon as it is complete (the pages
+//   already open keep their own version, see above), so a deploy reaches a reader who reloads
+//   by the second reload: the first one runs the update check, the second is served the new
+//   files.
+// - Only the site's own files: the exact paths of the manifest, under the worker's own folder.
+//   Anything else (other pages of the origin, unknown query strings) goes to the network
+//   untouched. Pages take `?text=…&layer=…` view settings (embed.html), and only those.
+/* global self, caches, fetch, crypto, Response, URL */
 
-const CACHE = `attention-live-${self.OFFLINE.version}`;
+const VERSION = self.OFFLINE.version;
+const FILES = self.OFFLINE.files;
+const SCOPE = new URL("./", self.location.href).href; // the site's folder, with its origin
+const SCOPE_PATH = new URL(SCOPE).pathname;
+// Cache names carry the site's folder, so two sites on one origin never touch each other's.
+const PREFIX = `attention-live ${SCOPE_PATH} `;
+const CACHE = PREFIX + VERSION;
+const CLIENTS = `${PREFIX}pages`; // client id -> the version its HTML came from
+// The view settings pages read from their query string (see embed.html / README).
+const PAGE_PARAMS = new Set(["text", "layer", "head", "token", "view"]);
+// Types the page relies on whatever the server said (application/wasm lets the runtime
+// compile while streaming and lets Chrome keep the compiled code).
+const TYPES = { wasm: "application/wasm", mjs: "text/javascript", js: "text/javascript", json: "application/json",
+  html: "text/html; charset=utf-8", css: "text/css", svg: "image/svg+xml", onnx: "application/octet-stream" };
+
+const pageVersions = new Map(); // this worker's memory of the CLIENTS cache
+
+function fileURL(path) {
+  return new URL(path, SCOPE).href;
+}
+
+/** The manifest path a URL names, or null when it is not one of the site's files. */
+function sitePath(url) {
+  if (url.origin !== self.location.origin || !url.pathname.startsWith(SCOPE_PATH)) return null;
+  let path;
+  try {
+    path = decodeURIComponent(url.pathname.slice(SCOPE_PATH.length));
+  } catch {
+    return null;
+  }
+  if (path === "" || path.endsWith("/")) path += "index.html"; // as static servers answer a folder
+  return Object.hasOwn(FILES, path) ? path : null;
+}
+
+/** Whether to answer this request from a cache at all. */
+function answerable(request, url, path) {
+  if (!url.search) return true;
+  if (request.mode !== "navigate" || !path.endsWith(".html")) return false;
+  return [...url.searchParams.keys()].every((name) => PAGE_PARAMS.has(name));
+}
+
+async function sha256(buffer) {
+  const digest = await crypto.subtle.digest("SHA-256", buffer);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function stored(path, bytes, type) {
+  const ext = path.split(".").pop();
+  return new Response(bytes, { headers: { "Content-Type": TYPES[ext] || type || "application/octet-stream" } });
+}
+
+/** A verified copy of `path` from an earlier version's cache, or null. */
+async function fromEarlierCache(path, expected) {
+  for (const name of await caches.keys()) {
+    if (!name.startsWith(PREFIX) || name === CLIENTS || name === CACHE) continue;
+    const hit = await (await caches.open(name)).match(fileURL(path));
+    if (!hit) continue;
+    const bytes = await hit.arrayBuffer();
+    if ((await sha256(bytes)) === expected) return stored(path, bytes, hit.headers.get("Content-Type"));
+  }
+  return null;
+}
+
+async function fromNetwork(path, expected) {
+  const response = await fetch(fileURL(path), { cache: "reload", credentials: "same-origin", redirect: "error" });
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+  const bytes = await response.arrayBuffer();
+  const actual = await sha256(bytes);
+  if (actual !== expected) {
+    throw new Error(`${path} is not the file of version ${VERSION} (sha256 ${actual.slice(0, 12)}…, ` +
+                    `expected ${expected.slice(0, 12)}…): the site is being deployed, or a proxy holds an old copy`);
+  }
+  return stored(path, bytes, response.headers.get("Content-Type"));
+}
+
+async function precache() {
+  const cache = await caches.open(CACHE);
+  const todo = Object.entries(FILES);
+  async function worker() {
+    while (todo.length) {
+      const [path, expected] = todo.shift();
+      const have = await cache.match(fileURL(path));
+      if (have && (await sha256(await have.clone().arrayBuffer())) === expected) continue;
+      const response = (await fromEarlierCache(path, expected)) || (await fromNetwork(path, expected));
+      await cache.put(fileURL(path), response);
+    }
+  }
+  try {
+    await Promise.all([worker(), worker(), worker()]);
+  } catch (error) {
+    await caches.delete(CACHE); // never leave a half-filled cache under a version's name
+    throw error;
+  }
+}
 
 self.addEventListener("install", (event) => {
-  // Everything, the 14 MB runtime included: a page that half-works offline is worse than none.
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(self.OFFLINE.files)));
-  self.skipWaiting();
+  // skipWaiting is safe here, unlike in a cache-first worker: pages that are open keep being
+  // served the version they were loaded with (see versionOf), so taking over mixes nothing.
+  event.waitUntil(precache().then(() => self.skipWaiting()));
 });
 
+function clientKey(id) {
+  return fileURL(`.attention-live-page/${encodeURIComponent(id)}`);
+}
+
+async function remember(clientId, version) {
+  if (!clientId) return;
+  pageVersions.set(clientId, version);
+  const record = JSON.stringify({ version, at: Date.now() });
+  await (await caches.open(CLIENTS)).put(clientKey(clientId), new Response(record));
+}
+
+async function record(cache, request) {
+  const hit = await cache.match(request);
+  try {
+    return hit ? JSON.parse(await hit.text()) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function versionOf(clientId) {
+  if (!clientId) return null;
+  if (pageVersions.has(clientId)) return pageVersions.get(clientId);
+  const version = (await record(await caches.open(CLIENTS), clientKey(clientId)))?.version ?? null;
+  if (version) pageVersions.set(clientId, version);
+  return version;
+}
+
+/** Drops what no open page needs: records of closed pages, caches of versions no page uses. */
+async function prune() {
+  const reg = self.registration;
+  if (reg.installing || reg.waiting) return; // a newer version may be filling its cache
+  const open = new Set((await self.clients.matchAll({ includeUncontrolled: true, type: "all" })).map((c) => c.id));
+  const records = await caches.open(CLIENTS);
+  const keep = new Set([CACHE]);
+  for (const request of await records.keys()) {
+    const id = decodeURIComponent(new URL(request.url).pathname.split("/").pop());
+    const page = await record(records, request);
+    // A page whose navigation is still under way has no client yet: a fresh record stays.
+    if (page && (open.has(id) || Date.now() - page.at < 5 * 60 * 1000)) {
+      keep.add(PREFIX + page.version);
+    } else {
+      pageVersions.delete(id);
+      await records.delete(request);
+    }
+  }
+  for (const name of await caches.keys()) {
+    if (name.startsWith(PREFIX) && name !== CLIENTS && !keep.has(name)) await caches.delete(name);
+  }
+}
+
 self.addEventListener("activate", (event) => {
-  event.waitUntil(
-    caches.keys()
-      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
-      .then(() => self.clients.claim()),
-  );
+  // No clients.claim(): a page loaded without the worker stays with the network.
+  event.waitUntil(prune());
 });
+
+async function answer(version, path, request) {
+  if (version) {
+    const hit = await (await caches.open(PREFIX + version)).match(fileURL(path));
+    if (hit) return hit;
+  }
+  return fetch(request);
+}
 
 self.addEventListener("fetch", (event) => {
   const request = event.request;
+  if (request.method !== "GET") return;
   const url = new URL(request.url);
-  if (request.method !== "GET" || url.origin !== self.location.origin) return;
-  // A folder URL ("/") is its index.html, as static servers answer it.
-  const key = url.pathname.endsWith("/") ? new URL("index.html", url).href : request;
-  // Cache first: every cached file belongs to this exact build (the cache is versioned).
-  // ignoreSearch so that embed.html?text=… is served offline too.
-  event.respondWith(caches.match(key, { ignoreSearch: true }).then((hit) => hit || fetch(request)));
+  const path = sitePath(url);
+  if (path === null || !answerable(request, url, path)) return; // not ours: the network, untouched
+
+  if (request.mode === "navigate") {
+    // A page load: this version's HTML, and the new page is bound to this version.
+    event.respondWith((async () => {
+      const hit = await (await caches.open(CACHE)).match(fileURL(path));
+      if (!hit) return fetch(request);
+      event.waitUntil(remember(event.resultingClientId, VERSION).then(prune));
+      return hit;
+    })());
+    return;
+  }
+  // Anything a page asks for comes from the version that page was loaded with. A page this
+  // site's workers did not load (opened before the worker existed) gets the network.
+  event.respondWith(versionOf(event.clientId).then((version) => answer(version, path, request)));
 });

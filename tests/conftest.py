@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import pytest
+from browser import ROOT, build_site, launch, serve_dir
 
-ROOT = Path(__file__).resolve().parent.parent
 MODEL_DIR = ROOT / "static" / "model"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="session")
@@ -32,47 +18,8 @@ def root() -> Path:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The site as `make site` builds it, into a temp dir (never the working tree's build/)."""
-    out = tmp_path_factory.mktemp("site")
-    subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(out)], check=True)
-    return out
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".mjs": "text/javascript",
-        ".js": "text/javascript",
-        ".wasm": "application/wasm",
-        ".json": "application/json",
-    }
-
-    def log_message(self, *args):  # keep pytest output readable
-        pass
-
-
-class _CORSHandler(_QuietHandler):
-    """Answers every request with `Access-Control-Allow-Origin: *`: what a host serving the
-    assets for pages on other origins must send (module scripts and fetches use CORS)."""
-
-    def end_headers(self):
-        self.send_header("Access-Control-Allow-Origin", "*")
-        super().end_headers()
-
-
-class _Server(http.server.ThreadingHTTPServer):
-    def handle_error(self, request, client_address):
-        # A browser context closed mid-download (the offline worker caches 15 MB): not a failure.
-        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
-            super().handle_error(request, client_address)
-
-
-def serve_dir(directory: Path, cors: bool = False):
-    """Serve `directory` on 127.0.0.1 and a free port; returns (base_url, server)."""
-    handler = functools.partial(_CORSHandler if cors else _QuietHandler, directory=str(directory))
-    server = _Server(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}", server
+    """The site as `make site` builds it, into a temp dir (never the working tree's _site/)."""
+    return build_site(tmp_path_factory.mktemp("site"))
 
 
 @pytest.fixture(scope="session")
@@ -87,7 +34,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        b = launch(pw)
         yield b
         b.close()
 
@@ -197,7 +144,7 @@ def run_node(script: str, payload=None, timeout: float = 120) -> object:
         pytest.skip("node is not installed")
     proc = subprocess.run(
         [node, "--input-type=module", "-e", script],
-        input=json.dumps(payload), capture_output=True, text=True, cwd=ROOT, timeout=timeout,
+        input=json.dumps(payload), capture_output=True, text=True, cwd=ROOT, timeout=timeout, check=False,
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)

@@ -1,10 +1,12 @@
 """`python site/build.py` into a temp dir: every page rendered, partials not, runtime files
-vendored, everything referenced from the page's own origin, the CSP on every page."""
+vendored, everything referenced from the page's own origin, the CSP on every page, a manifest
+of every file for the offline worker, and an output folder that holds the site and nothing else."""
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import re
 import shutil
 import subprocess
@@ -12,12 +14,9 @@ import sys
 from html.parser import HTMLParser
 
 import pytest
-
 from conftest import ROOT
 
 TEMPLATES = ROOT / "site" / "templates"
-CSP = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; img-src 'self'; "
-       "style-src 'self'; base-uri 'none'; form-action 'none'")
 VENDOR = {
     "ort.wasm.min.mjs": "onnxruntime-web/dist/ort.wasm.min.mjs",
     "ort-wasm-simd-threaded.mjs": "onnxruntime-web/dist/ort-wasm-simd-threaded.mjs",
@@ -83,7 +82,7 @@ def test_every_page_is_rendered_and_no_partial(built_site):
         html = (built_site / name).read_text(encoding="utf-8")
         assert "{{" not in html and "{%" not in html, name
     rendered = sorted(p.relative_to(built_site).as_posix() for p in built_site.rglob("*.html")
-                      if not p.relative_to(built_site).parts[0] == "static")
+                      if p.relative_to(built_site).parts[0] != "static")
     assert rendered == expected
     assert not list(built_site.rglob("_*.html"))
 
@@ -92,7 +91,7 @@ def test_vendor_files_are_the_node_modules_ones(built_site):
     vendor = built_site / "static" / "vendor"
     assert sorted(p.name for p in vendor.iterdir()) == sorted(VENDOR)
     for name, rel in VENDOR.items():
-        digest = lambda p: hashlib.sha256(p.read_bytes()).hexdigest()  # noqa: E731
+        digest = lambda p: hashlib.sha256(p.read_bytes()).hexdigest()
         assert digest(vendor / name) == digest(ROOT / "node_modules" / rel), name
 
 
@@ -105,14 +104,32 @@ def test_static_and_model_files_are_copied(built_site):
         assert (built_site / "static" / "model" / name).is_file()
 
 
+def site_csp(built_site) -> str:
+    """The policy as the build wrote it into the live page (its one source is build.py)."""
+    parser = Links()
+    parser.feed((built_site / "index.html").read_text(encoding="utf-8"))
+    assert len(parser.csp) == 1
+    return parser.csp[0]
+
+
+def test_csp_is_strict(built_site):
+    directives = dict(d.strip().split(" ", 1) for d in site_csp(built_site).split(";"))
+    assert directives["default-src"] == "'none'"
+    assert directives["script-src"] == "'self' 'wasm-unsafe-eval'"
+    for name in ("connect-src", "img-src", "style-src"):
+        assert directives[name] == "'self'", name
+    assert directives["base-uri"] == "'none'" and directives["form-action"] == "'none'"
+    assert not re.search(r"unsafe-inline|'unsafe-eval'|https?:|\*|data:|blob:", site_csp(built_site))
+
+
 @pytest.mark.parametrize("name", pages())
 def test_page_is_self_contained_under_csp(built_site, name):
     parser = Links()
     parser.feed((built_site / name).read_text(encoding="utf-8"))
-    assert parser.csp == [CSP]
+    assert parser.csp == [site_csp(built_site)]
     assert parser.inline_scripts == [] and parser.style_attrs == [] and parser.styles == 0
     for url in parser.urls:
-        assert not re.match(r"^([a-z][a-z0-9+.-]*:|//)", url, re.I), f"{name} points off-origin: {url}"
+        assert not re.match(r"^([a-z][a-z0-9+.-]*:|//)", url, re.IGNORECASE), f"{name} points off-origin: {url}"
         if url.startswith("#"):
             continue
         target = (built_site / name).parent / url.split("#")[0].split("?")[0]
@@ -160,7 +177,7 @@ def test_missing_node_modules_fails_clearly(tmp_path):
     shutil.copytree(TEMPLATES, fake / "site" / "templates")
     shutil.copytree(ROOT / "static", fake / "static")
     proc = subprocess.run([sys.executable, str(fake / "site" / "build.py"), "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, check=False)
     assert proc.returncode != 0
     assert "npm ci" in proc.stderr
 
@@ -188,12 +205,111 @@ def test_chapters_are_in_the_header_and_linked_in_order(built_site):
 
 
 def test_preloads_are_the_elements_static_imports(built_site):
-    """Pages preload what the element imports up front, and not the export code it loads on
-    a click (which would compete with the first paint)."""
+    """Pages preload what the element's public entry imports up front (found by following its
+    static imports, wherever its modules live), and not the code it loads later with a dynamic
+    import() (which would compete with the first paint)."""
+    build = load_build()
     html = (built_site / "index.html").read_text(encoding="utf-8")
-    preloaded = set(re.findall(r'rel="modulepreload" href="static/(attention-view/[\w-]+\.js)"', html))
-    assert {"attention-view/element.js", "attention-view/controller.js", "attention-view/renderer.js",
-            "attention-view/export-bar.js"} <= preloaded
-    assert "attention-view/export-scene.js" not in preloaded and "attention-view/export-png.js" not in preloaded
-    for name in preloaded:
-        assert (built_site / "static" / name).is_file()
+    preloaded = set(re.findall(r'rel="modulepreload" href="static/([\w/.-]+\.js)"', html))
+    graph = set(build.static_imports(build.ELEMENT_ENTRY))
+    assert preloaded == graph - {build.ELEMENT_ENTRY}
+    assert len(preloaded) >= 3
+    static = built_site / "static"
+    lazy = set()
+    for name in graph:
+        assert (static / name).is_file(), name
+        for spec in re.findall(r"""import\(\s*["'](\.{1,2}/[\w./-]+\.js)["']""", (static / name).read_text(encoding="utf-8")):
+            lazy.add((static / name).parent.joinpath(spec).resolve().relative_to(static.resolve()).as_posix())
+    assert not (lazy - graph) & preloaded
+
+
+def sw_manifest(site) -> dict:
+    first = (site / "sw.js").read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("self.OFFLINE = ") and first.endswith(";")
+    return json.loads(first.removeprefix("self.OFFLINE = ")[:-1])
+
+
+def test_worker_manifest_lists_every_file_with_its_hash(built_site):
+    """The offline worker checks what it caches against these hashes: every built file but the
+    worker itself, each with its sha256, and a version that changes with any file."""
+    manifest = sw_manifest(built_site)
+    files = {p.relative_to(built_site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+             for p in built_site.rglob("*") if p.is_file() and p.name != "sw.js"}
+    assert manifest["files"] == files
+    assert re.fullmatch(r"[0-9a-f]{16}", manifest["version"])
+
+
+def test_manifest_only_rehashes_an_edited_build(built_site, tmp_path):
+    copy = tmp_path / "site"
+    shutil.copytree(built_site, copy)
+    before = sw_manifest(copy)
+    (copy / "static" / "site.css").write_text("/* edited */\n", encoding="utf-8")
+    subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(copy), "--manifest-only"],
+                   check=True, capture_output=True)
+    after = sw_manifest(copy)
+    assert after["version"] != before["version"]
+    assert after["files"]["static/site.css"] == hashlib.sha256(b"/* edited */\n").hexdigest()
+    assert {k: v for k, v in after["files"].items() if k != "static/site.css"} == \
+        {k: v for k, v in before["files"].items() if k != "static/site.css"}
+
+
+# --- The output folder ---------------------------------------------------------------------
+
+
+def make_targets() -> dict[str, str]:
+    """The folders `make site` writes and `make serve` serves, from the Makefile itself."""
+    proc = subprocess.run(["make", "-n", "-C", str(ROOT), "serve"], capture_output=True, text=True, check=True)
+    out = re.findall(r"site/build\.py --out (\S+)", proc.stdout)
+    served = re.findall(r"http\.server .*--directory (\S+)", proc.stdout)
+    assert len(out) == 1 and len(served) == 1, proc.stdout
+    return {"out": out[0], "served": served[0]}
+
+
+def fake_repo(tmp_path):
+    fake = tmp_path / "repo"
+    (fake / "site").mkdir(parents=True)
+    shutil.copy2(ROOT / "site" / "build.py", fake / "site" / "build.py")
+    shutil.copy2(ROOT / "site" / "sw.js", fake / "site" / "sw.js")
+    shutil.copytree(TEMPLATES, fake / "site" / "templates")
+    shutil.copytree(ROOT / "static", fake / "static")
+    shutil.copytree(ROOT / "examples", fake / "examples", ignore=shutil.ignore_patterns("__pycache__"))
+    (fake / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
+    return fake
+
+
+def test_served_folder_holds_only_the_site_after_pip_install(tmp_path):
+    """`pip install .` leaves setuptools' build/bdist.*/ and build/lib/ in the repo; `make serve`
+    must not serve them: the site gets a folder of its own, and that folder holds exactly the
+    files of the build (each listed in the worker's manifest) and the worker."""
+    targets = make_targets()
+    assert targets["out"] == targets["served"]
+    fake = fake_repo(tmp_path)
+    for junk in ("build/bdist.linux-x86_64/wheel/attention_live/x.py", "build/lib/train/model.py"):
+        (fake / junk).parent.mkdir(parents=True, exist_ok=True)
+        (fake / junk).write_text("# setuptools output\n", encoding="utf-8")
+    out = fake / targets["out"]
+    assert not out.exists(), f"make site writes into {targets['out']}/, where setuptools builds too"
+    subprocess.run([sys.executable, str(fake / "site" / "build.py"), "--out", str(out)], check=True,
+                   capture_output=True)
+    files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert files == set(sw_manifest(out)["files"]) | {"sw.js"}
+    assert all(f.endswith(".html") and "/" not in f or f.startswith("static/") or f == "sw.js" for f in files)
+
+
+def test_rebuild_drops_stale_files_and_never_clears_a_foreign_folder(built_site, tmp_path):
+    out = tmp_path / "site"
+    shutil.copytree(built_site, out)
+    (out / "old-page.html").write_text("stale", encoding="utf-8")
+    (out / "static" / "gone.js").write_text("stale", encoding="utf-8")
+    subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(out)], check=True,
+                   capture_output=True)
+    assert not (out / "old-page.html").exists() and not (out / "static" / "gone.js").exists()
+    assert "old-page.html" not in sw_manifest(out)["files"]
+
+    foreign = tmp_path / "notes"
+    foreign.mkdir()
+    (foreign / "keep.txt").write_text("mine", encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(foreign)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode != 0 and "not empty" in proc.stderr
+    assert [p.name for p in foreign.iterdir()] == ["keep.txt"]

@@ -1,0 +1,117 @@
+"""The one copy of the browser and test-server setup, shared by the tests (conftest.py) and the
+benchmark (bench/run.py): Debian's chromium through Playwright, and static file servers on
+127.0.0.1 (plain, CORS, hostile caching headers, several folders mounted on one origin)."""
+
+from __future__ import annotations
+
+import email.utils
+import http.server
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+from typing import ClassVar
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD_SCRIPT = ROOT / "site" / "build.py"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+MONTH = 30 * 24 * 3600
+
+
+def launch(playwright):
+    """Debian's chromium (never a Playwright-downloaded browser) with the shared flags."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+def build_site(out: Path, *args: str) -> Path:
+    """Run the real build script (`python site/build.py --out OUT ...`)."""
+    subprocess.run([sys.executable, str(BUILD_SCRIPT), "--out", str(out), *args], check=True,
+                   stdout=subprocess.DEVNULL)
+    return out
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    """Static files with the types the page needs, from the server's mounts:
+    `server.mounts` is a list of (url prefix, folder), longest prefix first, and may be changed
+    while serving (a "deploy" in the tests)."""
+
+    extensions_map: ClassVar[dict[str, str]] = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".wasm": "application/wasm",
+        ".json": "application/json",
+    }
+
+    def translate_path(self, path):
+        clean = urllib.parse.unquote(urllib.parse.urlsplit(path).path)
+        for prefix, folder in self.server.mounts:
+            if clean.startswith(prefix) or clean + "/" == prefix:
+                self.directory = str(folder)
+                return super().translate_path("/" + path[len(prefix):])
+        return str(Path(self.server.mounts[-1][1]) / ".no-such-file")
+
+    def send_header(self, keyword, value):
+        if self.server.stale and keyword.lower() == "last-modified":
+            value = email.utils.formatdate(time.time() - MONTH, usegmt=True)
+        super().send_header(keyword, value)
+
+    def end_headers(self):
+        if self.server.cors:
+            self.send_header("Access-Control-Allow-Origin", "*")
+        if self.server.stale:
+            self.send_header("Cache-Control", f"public, max-age={MONTH}")
+        super().end_headers()
+
+    def log_message(self, *args):  # keep pytest output readable
+        pass
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, mounts, cors=False, stale=False):
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.mount(mounts)
+        self.cors = cors
+        self.stale = stale
+        self.url = f"http://127.0.0.1:{self.server_address[1]}"
+
+    def mount(self, mounts) -> None:
+        """Serve `mounts` from now on: a folder (at /) or {url prefix: folder}."""
+        if not isinstance(mounts, dict):
+            mounts = {"/": mounts}
+        self.mounts = sorted(((p if p.endswith("/") else p + "/", Path(f)) for p, f in mounts.items()),
+                             key=lambda m: -len(m[0]))
+
+    def handle_error(self, request, client_address):
+        # A browser context closed mid-download (the offline worker caches 15 MB): not a failure.
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
+def serve(mounts, cors: bool = False, stale: bool = False) -> Server:
+    """Serve a folder (or {url prefix: folder}) on 127.0.0.1 and a free port, in a thread.
+    cors: `Access-Control-Allow-Origin: *` on every answer (what a host serving the assets to
+    pages of other origins must send). stale: the headers of a careless production server,
+    `Last-Modified` a month ago and `Cache-Control: max-age` of a month, on every file."""
+    server = Server(mounts, cors=cors, stale=stale)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def serve_dir(directory: Path, cors: bool = False):
+    """Serve `directory` on 127.0.0.1 and a free port; returns (base_url, server)."""
+    server = serve(directory, cors=cors)
+    return server.url, server
