@@ -6,6 +6,8 @@
 import "../attention-view.js";
 import { viewData } from "../attention-view/export-scene.js";
 import { ranked, spread, wholePercent, viewName } from "../attention-view/readouts.js";
+import { positionScheme } from "../attention-view/math-panel.js";
+import { loadMeta } from "../attention-view/model-loader.js";
 
 const dHead = Number(document.querySelector("[data-d-head]")?.dataset.dHead);
 
@@ -84,18 +86,23 @@ const CLAIMS = {
       `${plural(T * T, "weight")}, and the model's ${heads} heads fill ${(heads * T * T).toLocaleString("en")}.`;
   },
 
-  scale(r, d) {
+  scale(r, d, meta) {
     const q = r.token;
     const who = quote(d.names[q]);
-    const scores = r.scores[r.layer - 1][r.head - 1][q].slice(0, q + 1);
+    // With ALiBi the graph's scores include the distance bias −slope·(q − k): take it off to
+    // get q·k / √d (math-panel.js shows the same split per key).
+    const pos = positionScheme(meta);
+    const slope = pos.scheme === "alibi" ? pos.slope(r.layer, r.head) : 0;
+    const scaledAll = r.scores[r.layer - 1][r.head - 1][q].slice(0, q + 1).map((s, k) => s + slope * (q - k));
     const weights = r.attention[r.layer - 1][r.head - 1][q].slice(0, q + 1);
     const root = Math.sqrt(dHead);
-    const lo = Math.min(...scores);
-    const hi = Math.max(...scores);
+    const lo = Math.min(...scaledAll);
+    const hi = Math.max(...scaledAll);
     const where = `In the first view (layer ${r.layer}, head ${r.head}), ${who}`;
     if (q === 0) return `${where} has only itself to score: q\u00b7k = ${fixed(lo * root)}, scaled ${fixed(lo)}, weight 100%.`;
+    const bias = slope ? `; the distance bias then takes ${fixed(slope)} off per token of distance` : "";
     return `${where} gets raw scores q\u00b7k from ${fixed(lo * root)} to ${fixed(hi * root)}; divided by ` +
-      `\u221a${dHead} they run from ${fixed(lo)} to ${fixed(hi)}, and softmax turns them into weights from ` +
+      `\u221a${dHead} they run from ${fixed(lo)} to ${fixed(hi)}${bias}, and softmax turns them into weights from ` +
       `${wholePercent(Math.min(...weights))} to ${wholePercent(Math.max(...weights))}.`;
   },
 
@@ -114,7 +121,7 @@ const CLAIMS = {
 function watch(view) {
   const spans = document.querySelectorAll(`.live[data-for="${view.id}"]`);
   if (!spans.length) return;
-  const fill = () => {
+  const fill = async () => {
     const r = view.result;
     if (!r || !r.live) return;
     if (r.tokens.length === 0) {
@@ -125,11 +132,13 @@ function watch(view) {
       }
       return;
     }
+    const meta = await loadMeta(view.src); // already loaded by the view: no second request
+    if (view.result?.text !== r.text) return; // changed meanwhile; the next change refills
     const d = viewData(r);
     // Which view the sentence describes, for readers of the DOM (and the tests' waits).
     const state = `${r.token}/${r.layer}/${r.head}/${r.view}`;
     for (const span of spans) {
-      const text = CLAIMS[span.dataset.claim]?.(r, d);
+      const text = CLAIMS[span.dataset.claim]?.(r, d, meta);
       if (text && span.textContent !== text) span.textContent = text;
       span.dataset.state = state;
     }
