@@ -11,6 +11,8 @@ CORPUS    ?= $(CORPUS_DIR)/alice.txt
 COMPANIONS ?= $(CORPUS_DIR)/companions
 CKPT      ?= checkpoints/alice.pt
 PORT      ?= 8000
+# The built site: a folder of its own (setuptools writes build/ on `pip install .`).
+SITE      := _site
 DESCRIPTION ?= Alice's Adventures in Wonderland by Lewis Carroll (Project Gutenberg \#11), last 10% held out; eleven companion books train only
 # The default view: layer 2 head 3 at «said» (README, "The default view"). Heads carry no order,
 # so layer 2's are renumbered to put the head this story is about where the chapter names it.
@@ -21,14 +23,14 @@ SUDO      := $(if $(filter 0,$(shell id -u)),,sudo)
 
 serve: site
 	@echo "Serving the live page at http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
-	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory build
+	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory $(SITE)
 
 test: $(VENV) $(NODE) $(CHROMIUM)
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
 site: $(VENV) $(NODE)
-	$(PY) site/build.py --out build
+	$(PY) site/build.py --out $(SITE)
 
 # Retrain tokenizer + model on CORPUS + COMPANIONS and re-export static/model/ (~6 minutes on 2 cores).
 model: train export
@@ -67,7 +69,7 @@ $(CHROMIUM):
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
 clean:
-	rm -rf build .pytest_cache
+	rm -rf $(SITE) build .pytest_cache
 
 # The issue-7 targets for the shipped files: held-out bits per character beside gzip -9, xz and
 # bzip2, the default view's weight and sentence-set agreement, and the best head scores.
