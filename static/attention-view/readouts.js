@@ -1,6 +1,7 @@
 // Read-outs of one model run (no DOM): rows and matrices for the three views, next-token
-// probabilities, and sentences written from the numbers. Nothing here computes attention;
-// it only slices, averages or chains the `attention` output the ONNX graph returned.
+// probabilities, and the small helpers prose is written with (the view's own prose is in
+// renderer.js). Nothing here computes attention; it only slices, averages or chains the
+// `attention` output the ONNX graph returned.
 //
 // A run ("out") is {T, L, H, attention, scores, ...} with attention/scores as flat arrays of
 // shape [layer][head][query][key] (0-based indices in this module).
@@ -180,27 +181,6 @@ const VIEW_NAMES = {
 
 export function viewName(state) {
   return VIEW_NAMES[state.view](state);
-}
-
-/**
- * One or two sentences about a row, written from its numbers only, e.g.
- * "Layer 2, head 3: «said» puts 43% on «Alice», then 25% on «Queen». Fairly focused: …".
- */
-export function describeRow(row, query, names, state) {
-  const who = `\u00ab${names[query]}\u00bb`;
-  const lead = viewName(state);
-  if (query === 0) return `${lead}: ${who} is the first token, so all of its attention stays on itself.`;
-  const order = ranked(row, query);
-  const [a, b] = order;
-  const self = a === query ? " (itself)" : "";
-  let text = `${lead}: ${who} puts ${wholePercent(row[a])} on \u00ab${names[a]}\u00bb${self}`;
-  if (b !== undefined && row[b] >= 0.05) {
-    text += `, then ${wholePercent(row[b])} on \u00ab${names[b]}\u00bb${b === query ? " (itself)" : ""}`;
-  }
-  const s = spread(row, query);
-  const kind = s < 0.35 ? "sharply focused" : s < 0.7 ? "fairly focused" : "spread out";
-  text += `. ${kind[0].toUpperCase() + kind.slice(1)}: its entropy is ${wholePercent(s)} of a uniform row over ${query + 1} tokens.`;
-  return text;
 }
 
 /** The heaviest key of a row as "«Alice» 43%", for the small per-head views. */

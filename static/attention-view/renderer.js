@@ -7,7 +7,7 @@
 import { h, setText, setHidden } from "./dom.js";
 import { steppedColor, ink, gradient } from "./palette.js";
 import { chipText, pieceLabel } from "./token-labels.js";
-import { viewRow, rowSum, percent, wholePercent, describeRow, viewName } from "./readouts.js";
+import { viewRow, rowSum, percent, wholePercent, viewName, ranked, spread } from "./readouts.js";
 import { drawMinis, drawHeatmap } from "./charts.js";
 import { renderMath } from "./math-panel.js";
 import { pinnedIndex, shownIndex } from "./state.js";
@@ -60,6 +60,27 @@ export function noticeText(run) {
   }
   return `This text is ${total} tokens long and the model reads at most ${n}, so only the last ${n} ` +
     `are shown: tokens ${start + 1}\u2013${total}, ${first}.`;
+}
+
+/**
+ * One or two sentences about a row, written from its numbers only, e.g.
+ * "Layer 2, head 3: «said» puts 43% on «Alice», then 25% on «Queen». Fairly focused: …".
+ */
+export function describeRow(row, query, names, state) {
+  const who = `\u00ab${names[query]}\u00bb`;
+  const lead = viewName(state);
+  if (query === 0) return `${lead}: ${who} is the first token, so all of its attention stays on itself.`;
+  const order = ranked(row, query);
+  const [a, b] = order;
+  const self = a === query ? " (itself)" : "";
+  let text = `${lead}: ${who} puts ${wholePercent(row[a])} on \u00ab${names[a]}\u00bb${self}`;
+  if (b !== undefined && row[b] >= 0.05) {
+    text += `, then ${wholePercent(row[b])} on \u00ab${names[b]}\u00bb${b === query ? " (itself)" : ""}`;
+  }
+  const s = spread(row, query);
+  const kind = s < 0.35 ? "sharply focused" : s < 0.7 ? "fairly focused" : "spread out";
+  text += `. ${kind[0].toUpperCase() + kind.slice(1)}: its entropy is ${wholePercent(s)} of a uniform row over ${query + 1} tokens.`;
+  return text;
 }
 
 /** The status line (it exists before the rest of the UI): text, kind, retry button. */
