@@ -15,7 +15,7 @@ from export.golden import golden_outputs
 from export.heads import measure_heads, ort_run
 from export.parity import ParityError, check_parity, session_for
 from export.story import load_sentences, said_evidence
-from export.to_onnx import OPSET, export_onnx_bytes, expected_axes
+from export.to_onnx import OPSET, expected_axes, export_onnx_bytes
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.data import read_corpus
 from train.files import UserError, atomic_write_bytes, ensure_writable_dir, sha256_bytes

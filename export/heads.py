@@ -177,7 +177,7 @@ def find_examples(run: Run, heldout_ids, roles: list[list[str]], decode, encode,
     spans = _example_texts(np.asarray(heldout_ids), decode, encode, n_ctx)
     n_layer, n_head = len(roles), len(roles[0])
     best = [[(-1.0, None) for _ in range(n_head)] for _ in range(n_layer)]
-    for text, ids in spans:
+    for _text, ids in spans:
         _, att = run(np.array([ids], dtype=np.int64), None)
         att = att[0].astype(np.float64)  # [L, H, T, T]
         T = att.shape[-1]

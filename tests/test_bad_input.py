@@ -5,7 +5,6 @@ import sys
 
 import pytest
 import torch
-
 from conftest import ROOT
 from helpers import synthetic_text
 
@@ -53,7 +52,8 @@ def test_bad_corpus(kind, tmp_path):
 
 def test_no_corpus_given(tmp_path):
     proc = run("train", "--out", tmp_path / "m.pt")
-    assert_clean_failure(proc, "--corpus", folder=tmp_path)
+    assert_clean_failure(proc, "--corpus", folder=tmp_path / "none")
+    assert not any(tmp_path.iterdir())
 
 
 @pytest.fixture(scope="module")

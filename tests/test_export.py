@@ -10,6 +10,7 @@ import numpy as np
 import onnx
 import pytest
 import torch
+from conftest import MODEL_DIR, ROOT
 
 from export.golden import golden_outputs
 from export.parity import LENGTHS, ParityError, check_parity
@@ -17,8 +18,6 @@ from export.to_onnx import expected_axes
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.files import sha256_file
 from train.tokenizer import load_tokenizer_json
-
-from conftest import MODEL_DIR, ROOT
 
 CKPT = ROOT / "checkpoints" / "alice.pt"
 CORPUS = ROOT.parent / "shared" / "corpus" / "alice.txt"

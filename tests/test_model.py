@@ -1,15 +1,14 @@
 """Invariants of the attention the model returns: they hold for any weights, trained or not."""
 
-import pytest
-import torch
-
-from train.checkpoint import load_checkpoint, model_from_checkpoint
 import copy
 import math
 
-from train.model import ModelConfig, TinyTransformer, alibi_slopes, permute_heads
-
+import pytest
+import torch
 from conftest import ROOT
+
+from train.checkpoint import load_checkpoint, model_from_checkpoint
+from train.model import ModelConfig, TinyTransformer, alibi_slopes, permute_heads
 
 SMALL = ModelConfig(vocab_size=97, n_ctx=32, n_layer=2, n_head=4, d_model=16, d_ff=32, dropout=0.0)
 

@@ -6,13 +6,12 @@ import json
 
 import numpy as np
 import pytest
+from conftest import MODEL_DIR, ROOT
 
 from export.heads import ort_run
 from export.parity import session_for
 from export.story import expected_keys, load_sentences, said_evidence, said_row
 from train.tokenizer import load_tokenizer_json
-
-from conftest import MODEL_DIR, ROOT
 
 SENTENCES = ROOT / "tests" / "data" / "said_sentences.tsv"
 

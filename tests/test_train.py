@@ -9,11 +9,10 @@ import time
 
 import pytest
 import torch
-
-from train.checkpoint import load_checkpoint
-
 from conftest import ROOT
 from helpers import synthetic_text
+
+from train.checkpoint import load_checkpoint
 
 TINY = ["--vocab-size", "300", "--n-ctx", "32", "--d-model", "32", "--d-ff", "64",
         "--batch-size", "8", "--eval-every", "5", "--patience", "100", "--threads", "1"]

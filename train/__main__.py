@@ -87,9 +87,9 @@ def main(argv: list[str] | None = None) -> int:
             if not ns.corpus:
                 raise UserError("no corpus given. Pass --corpus PATH (any UTF-8 text file).")
             args = args_from(ns)
-        check_outputs(args.out)
         corpus = read_corpus(args.corpus)
         companions = read_companions(args.companions, corpus)
+        check_outputs(args.out)  # before minutes of training, not after
         if resume:
             recorded = resume["corpus"]
             if recorded["sha256"] != corpus.sha256:

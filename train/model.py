@@ -14,7 +14,6 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-
 POSITION_SCHEMES = ("alibi", "learned")
 
 
@@ -48,7 +47,7 @@ class ModelConfig:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, values: dict) -> "ModelConfig":
+    def from_dict(cls, values: dict) -> ModelConfig:
         known = {f for f in cls.__dataclass_fields__}
         unknown = set(values) - known
         if unknown:
@@ -96,9 +95,6 @@ class CausalSelfAttention(nn.Module):
         if self.alibi:
             # Persistent: renumbering heads permutes the slopes with them, and export reads them.
             self.register_buffer("alibi_slopes", torch.tensor(alibi_slopes(cfg.n_head)))
-            pos = torch.arange(cfg.n_ctx)
-            # distance[q, k] = q - k for past keys; future keys are masked anyway.
-            self.register_buffer("distance", (pos.view(-1, 1) - pos.view(1, -1)).float(), persistent=False)
 
     def forward(self, x: torch.Tensor, head_mask: torch.Tensor | None = None):
         """head_mask [n_head]: 1 keeps a head, 0 zeroes its output before the projection."""
@@ -111,8 +107,12 @@ class CausalSelfAttention(nn.Module):
 
         scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.d_head)  # [B, H, T, T]
         if self.alibi:
+            # distance[q, k] = q - k (future keys are masked below). Computed, not stored: a
+            # [n_ctx, n_ctx] table would add 64 KB of constants to the browser's download.
+            pos = torch.arange(T, device=x.device, dtype=scores.dtype)
+            distance = pos.view(-1, 1) - pos.view(1, -1)  # [T, T]
             # [H] -> [1, H, 1, 1] times [T, T]: part of `scores`, so the page shows the exact softmax input.
-            scores = scores - self.alibi_slopes.view(1, -1, 1, 1) * self.distance[:T, :T]
+            scores = scores - self.alibi_slopes.view(1, -1, 1, 1) * distance
         # -inf marks "this key is in the future": softmax turns it into an exact 0.
         scores = scores.masked_fill(~self.causal[:, :, :T, :T], float("-inf"))
         pattern = F.softmax(scores, dim=-1)  # [B, H, T, T], rows sum to 1

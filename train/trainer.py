@@ -48,7 +48,7 @@ class TrainArgs:
         return {**asdict(self), "model": self.model.to_dict()}
 
     @classmethod
-    def from_dict(cls, values: dict) -> "TrainArgs":
+    def from_dict(cls, values: dict) -> TrainArgs:
         values = dict(values)
         model = values.pop("model", None)
         if model is None:  # checkpoints from before the config moved inside TrainArgs
