@@ -39,6 +39,12 @@ const TYPES = { wasm: "application/wasm", mjs: "text/javascript", js: "text/java
   html: "text/html; charset=utf-8", css: "text/css", svg: "image/svg+xml", onnx: "application/octet-stream" };
 
 const pageVersions = new Map(); // this worker's memory of the CLIENTS cache
+const opened = new Map(); // cache name -> Promise<Cache>: one open per cache, not per request
+
+function open(name) {
+  if (!opened.has(name)) opened.set(name, caches.open(name));
+  return opened.get(name);
+}
 
 function fileURL(path) {
   return new URL(path, SCOPE).href;
@@ -113,6 +119,7 @@ async function precache() {
   try {
     await Promise.all([worker(), worker(), worker()]);
   } catch (error) {
+    opened.delete(CACHE);
     await caches.delete(CACHE); // never leave a half-filled cache under a version's name
     throw error;
   }
@@ -132,7 +139,7 @@ async function remember(clientId, version) {
   if (!clientId) return;
   pageVersions.set(clientId, version);
   const record = JSON.stringify({ version, at: Date.now() });
-  await (await caches.open(CLIENTS)).put(clientKey(clientId), new Response(record));
+  await (await open(CLIENTS)).put(clientKey(clientId), new Response(record));
 }
 
 async function record(cache, request) {
@@ -147,7 +154,7 @@ async function record(cache, request) {
 async function versionOf(clientId) {
   if (!clientId) return null;
   if (pageVersions.has(clientId)) return pageVersions.get(clientId);
-  const version = (await record(await caches.open(CLIENTS), clientKey(clientId)))?.version ?? null;
+  const version = (await record(await open(CLIENTS), clientKey(clientId)))?.version ?? null;
   if (version) pageVersions.set(clientId, version);
   return version;
 }
@@ -157,7 +164,7 @@ async function prune() {
   const reg = self.registration;
   if (reg.installing || reg.waiting) return; // a newer version may be filling its cache
   const open = new Set((await self.clients.matchAll({ includeUncontrolled: true, type: "all" })).map((c) => c.id));
-  const records = await caches.open(CLIENTS);
+  const records = await open(CLIENTS);
   const keep = new Set([CACHE]);
   for (const request of await records.keys()) {
     const id = decodeURIComponent(new URL(request.url).pathname.split("/").pop());
@@ -171,8 +178,21 @@ async function prune() {
     }
   }
   for (const name of await caches.keys()) {
-    if (name.startsWith(PREFIX) && name !== CLIENTS && !keep.has(name)) await caches.delete(name);
+    if (name.startsWith(PREFIX) && name !== CLIENTS && !keep.has(name)) {
+      opened.delete(name);
+      await caches.delete(name);
+    }
   }
+}
+
+// After a page load, once it has had the worker to itself for a while (pruning reads every
+// record, which would only slow the page's own requests down); at most one pending at a time.
+let pruning = null;
+function pruneLater() {
+  pruning ??= new Promise((resolve) => setTimeout(resolve, 10000)).then(prune).finally(() => {
+    pruning = null;
+  });
+  return pruning;
 }
 
 self.addEventListener("activate", (event) => {
@@ -182,7 +202,7 @@ self.addEventListener("activate", (event) => {
 
 async function answer(version, path, request) {
   if (version) {
-    const hit = await (await caches.open(PREFIX + version)).match(fileURL(path));
+    const hit = await (await open(PREFIX + version)).match(fileURL(path));
     if (hit) return hit;
   }
   return fetch(request);
@@ -198,9 +218,9 @@ self.addEventListener("fetch", (event) => {
   if (request.mode === "navigate") {
     // A page load: this version's HTML, and the new page is bound to this version.
     event.respondWith((async () => {
-      const hit = await (await caches.open(CACHE)).match(fileURL(path));
+      const hit = await (await open(CACHE)).match(fileURL(path));
       if (!hit) return fetch(request);
-      event.waitUntil(remember(event.resultingClientId, VERSION).then(prune));
+      event.waitUntil(remember(event.resultingClientId, VERSION).then(pruneLater));
       return hit;
     })());
     return;

@@ -54,6 +54,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         ".json": "application/json",
     }
 
+    def guess_type(self, path):
+        return self.server.types.get(Path(path).suffix) or super().guess_type(path)
+
     def translate_path(self, path):
         clean = urllib.parse.unquote(urllib.parse.urlsplit(path).path)
         for prefix, folder in self.server.mounts:
@@ -81,11 +84,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, mounts, cors=False, stale=False):
+    def __init__(self, mounts, cors=False, stale=False, types=None):
         super().__init__(("127.0.0.1", 0), Handler)
         self.mount(mounts)
         self.cors = cors
         self.stale = stale
+        self.types = types or {}
         self.url = f"http://127.0.0.1:{self.server_address[1]}"
 
     def mount(self, mounts) -> None:
@@ -101,12 +105,13 @@ class Server(http.server.ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-def serve(mounts, cors: bool = False, stale: bool = False) -> Server:
+def serve(mounts, cors: bool = False, stale: bool = False, types: dict | None = None) -> Server:
     """Serve a folder (or {url prefix: folder}) on 127.0.0.1 and a free port, in a thread.
     cors: `Access-Control-Allow-Origin: *` on every answer (what a host serving the assets to
     pages of other origins must send). stale: the headers of a careless production server,
-    `Last-Modified` a month ago and `Cache-Control: max-age` of a month, on every file."""
-    server = Server(mounts, cors=cors, stale=stale)
+    `Last-Modified` a month ago and `Cache-Control: max-age` of a month, on every file.
+    types: {".ext": "Content-Type"} to send instead of the right ones."""
+    server = Server(mounts, cors=cors, stale=stale, types=types)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 

@@ -184,6 +184,31 @@ def test_a_deploy_reaches_the_reader_by_the_second_reload_never_mixed(browser, t
     server.shutdown()
 
 
+def test_repeat_visit_compiles_the_runtime_while_streaming(browser, built_site):
+    """On a repeat visit the 14 MB runtime comes from the worker's cache as application/wasm
+    (even from a server that labels it application/octet-stream), so it compiles while it
+    streams and Chrome may keep the compiled code, instead of a copy-then-compile fallback."""
+    server = serve(built_site, types={".wasm": "application/octet-stream"})
+    context = browser.new_context()
+    page = watched_page(context)
+    warnings = []
+    page.on("console", lambda m: warnings.append(m.text))
+    page.goto(f"{server.url}/index.html")
+    wait_live(page)
+    wait_for_version(page, built_site)
+    wasm = []
+    page.on("response", lambda r: r.url.endswith(".wasm") and wasm.append(r))
+    warnings.clear()
+    page.reload()
+    wait_live(page)
+    assert len(wasm) == 1 and wasm[0].from_service_worker
+    assert wasm[0].header_value("content-type") == "application/wasm"
+    assert not [w for w in warnings if "streaming compile failed" in w], warnings
+    assert view_result(page)["live"]
+    context.close()
+    server.shutdown()
+
+
 # --- Scope ---------------------------------------------------------------------------------
 
 
