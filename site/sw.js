@@ -178,7 +178,9 @@ async function prune() {
     }
   }
   for (const name of await caches.keys()) {
-    if (name.startsWith(PREFIX) && name !== CLIENTS && !keep.has(name)) {
+    // "attention-live-<version>": the caches of the first worker, which kept no page records.
+    const legacy = /^attention-live-[0-9a-f]{16}$/.test(name);
+    if (legacy || (name.startsWith(PREFIX) && name !== CLIENTS && !keep.has(name))) {
       opened.delete(name);
       await caches.delete(name);
     }
