@@ -157,7 +157,16 @@ def faults(fault_server):
 
 
 @pytest.fixture(scope="session")
-def widget_browser():
+def widget_browser(request):
+    """The suite's browser (conftest.py `browser`) when there is one: a process can run only
+    one sync Playwright at a time. Else Debian's chromium, launched here."""
+    try:
+        shared = request.getfixturevalue("browser")
+    except pytest.FixtureLookupError:
+        shared = None
+    if shared is not None:
+        yield shared
+        return
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
