@@ -33,8 +33,8 @@ const CACHE = PREFIX + VERSION;
 const CLIENTS = `${PREFIX}pages`; // client id -> the version its HTML came from
 // The view settings pages read from their query string (see embed.html / README).
 const PAGE_PARAMS = new Set(["text", "layer", "head", "token", "view"]);
-// Types the page relies on whatever the server said (application/wasm lets the runtime
-// compile while streaming and lets Chrome keep the compiled code).
+// Types the page relies on whatever the server said: application/wasm lets the runtime compile
+// the wasm while it streams in (with another type it downloads it again and compiles a copy).
 const TYPES = { wasm: "application/wasm", mjs: "text/javascript", js: "text/javascript", json: "application/json",
   html: "text/html; charset=utf-8", css: "text/css", svg: "image/svg+xml", onnx: "application/octet-stream" };
 
