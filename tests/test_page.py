@@ -8,6 +8,7 @@ Expected numbers always come from the committed static/model/ files through Pyth
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -107,7 +108,9 @@ def test_default_view_from_golden_then_live(page, site_url, meta, reference):
     page.wait_for_selector("attention-view[data-status=preview]", state="attached")
 
     mb = (meta["files"]["model.onnx"]["bytes"] + meta["files"]["tokenizer.json"]["bytes"]) / 1e6
-    assert page.locator("attention-view .status-text").text_content() == f"loading the model (\u2248{mb:.1f} MB)\u2026"
+    # The percentage shows while the model's bytes arrive (tests/test_widget_faults.py).
+    assert re.fullmatch(f"loading the model \\(\u2248{mb:.1f} MB\\)\u2026( \\d{{1,2}}%)?",
+                        page.locator("attention-view .status-text").text_content())
     assert "".join(chip_texts(page)) == golden["text"] == d["text"]
     preview = page.evaluate("document.querySelector('attention-view').result")
     assert preview["live"] is False and preview["token"] == d["token"]

@@ -90,7 +90,9 @@ export class Controller {
     if (folder !== this.folder || !this.meta || !["loading", "preview"].includes(this.status)) return;
     const total = modelBytes(this.meta);
     if (!total) return;
-    const percent = Math.min(99, Math.floor((100 * loaded) / total));
+    // A percentage only while bytes are arriving: once they are all in, the runtime is still
+    // compiling, and "100%" would claim the wait is over.
+    const percent = loaded < total ? Math.floor((100 * loaded) / total) : null;
     this.setStatus(this.status, this.loadingText(percent));
   }
 
