@@ -89,6 +89,15 @@ def lab_reference():
     return module.reference_data()
 
 
+def model_card(meta: dict) -> dict:
+    """The model card's figures (model.html), derived from `meta` by site/model_card.py.
+    Imported by file path, like the lab, since this script is not a package."""
+    spec = importlib.util.spec_from_file_location("model_card", ROOT / "site" / "model_card.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.card(meta)
+
+
 def load_meta(model_dir: Path) -> dict:
     path = model_dir / "meta.json"
     if not path.exists():
@@ -134,6 +143,7 @@ def make_env() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.globals["lab_reference"] = lab_reference
+    env.globals["model_card"] = model_card
     # The element's modules, so pages can preload the whole graph at once instead of
     # discovering it import by import (see _macros.html: live_view_preloads).
     env.globals["live_view_modules"] = [m for m in static_imports(ELEMENT_ENTRY) if m != ELEMENT_ENTRY]

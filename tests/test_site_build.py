@@ -270,6 +270,7 @@ def fake_repo(tmp_path):
     (fake / "site").mkdir(parents=True)
     shutil.copy2(ROOT / "site" / "build.py", fake / "site" / "build.py")
     shutil.copy2(ROOT / "site" / "sw.js", fake / "site" / "sw.js")
+    shutil.copy2(ROOT / "site" / "model_card.py", fake / "site" / "model_card.py")
     shutil.copytree(TEMPLATES, fake / "site" / "templates")
     shutil.copytree(ROOT / "static", fake / "static")
     shutil.copytree(ROOT / "examples", fake / "examples", ignore=shutil.ignore_patterns("__pycache__"))

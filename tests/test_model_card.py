@@ -1,0 +1,418 @@
+"""model.html, the model card: every figure on it equals meta.json's, it builds from an older
+meta.json that lacks heads/history/positions/companions (and says so), every page's header
+links to it, and in real Chromium it loads clean under the CSP and fits 375 px.
+
+Two builds are checked: the site as committed (`built_site`, static/model/meta.json, whatever
+format that is) and a "full" build from a copy of that meta.json where every format-2 field the
+committed one lacks is filled in with sample values (so heads, history and companions are always
+exercised, with example texts full of characters that need URL-encoding)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import urllib.parse
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from browser import build_site, serve_dir
+from conftest import MODEL_DIR, WATCH_CSP, watched_page
+
+SCORE_KEYS = ["previous_token", "self", "first_token", "entropy_bits", "row_max", "duplicate_token",
+              "induction", "ablation_nats"]
+TRICKY_TEXT = 'She said "hi" & <b>left</b> 50% + more #2, café — ok?'
+
+
+# --- a tiny DOM from html.parser (no lxml/bs4 in the environment) ----------------------------
+
+
+class Node:
+    def __init__(self, tag: str, attrs: dict, parent: Node | None):
+        self.tag, self.attrs, self.parent, self.children = tag, attrs, parent, []
+
+    def text(self) -> str:
+        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
+
+    def iter(self):
+        for c in self.children:
+            if isinstance(c, Node):
+                yield c
+                yield from c.iter()
+
+    def find_all(self, tag: str | None = None, **attrs) -> list[Node]:
+        def ok(n: Node) -> bool:
+            if tag and n.tag != tag:
+                return False
+            for k, v in attrs.items():
+                k = k.rstrip("_").replace("_", "-")
+                if v is True:
+                    if k not in n.attrs:
+                        return False
+                elif k == "class":
+                    if v not in (n.attrs.get("class") or "").split():
+                        return False
+                elif n.attrs.get(k) != v:
+                    return False
+            return True
+
+        return [n for n in self.iter() if ok(n)]
+
+    def find(self, tag: str | None = None, **attrs) -> Node | None:
+        found = self.find_all(tag, **attrs)
+        return found[0] if found else None
+
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class TreeBuilder(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#document", {}, None)
+        self.cur = self.root
+
+    def handle_starttag(self, tag, attrs):
+        node = Node(tag, dict(attrs), self.cur)
+        self.cur.children.append(node)
+        if tag not in VOID:
+            self.cur = node
+
+    def handle_startendtag(self, tag, attrs):
+        self.cur.children.append(Node(tag, dict(attrs), self.cur))
+
+    def handle_endtag(self, tag):
+        node = self.cur
+        while node is not self.root and node.tag != tag:
+            node = node.parent
+        if node is not self.root:
+            self.cur = node.parent
+
+    def handle_data(self, data):
+        self.cur.children.append(data)
+
+
+def parse(html: str) -> Node:
+    builder = TreeBuilder()
+    builder.feed(html)
+    return builder.root
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+# --- the two builds --------------------------------------------------------------------------
+
+
+def sample_v2_fields(meta: dict) -> dict:
+    """`meta` with every format-2 field it lacks filled in with sample values (kept as they are
+    when present, so a committed format-2 meta.json is tested as it is)."""
+    full = copy.deepcopy(meta)
+    cfg = full["config"]
+    n_layer, n_head = cfg["n_layer"], cfg["n_head"]
+    full.setdefault("positions", {"scheme": "alibi",
+                                  "slopes": [[2 ** (-8 * (h + 1) / n_head) for h in range(n_head)]] * n_layer,
+                                  "standard_slopes": [2 ** (-8 * (h + 1) / n_head) for h in range(n_head)]})
+    cfg.setdefault("positions", full["positions"]["scheme"])
+    metrics = full["metrics"]
+    if "history" not in metrics:
+        metrics["history"] = [[50 * (i + 1), round(3.0 - 0.8 * (1 - 0.9 ** i), 5)] for i in range(23)]
+        metrics["best_step"] = min(metrics["history"], key=lambda h: h[1])[0]
+    full["corpus"].setdefault("companions", [
+        {"name": "one.txt", "chars": 123_456, "sha256": "ab" * 32},
+        {"name": "two & three.txt", "chars": 7_890, "sha256": "cd" * 32},
+    ])
+    if not full.get("heads"):
+        full["heads"] = []
+        for layer in range(1, n_layer + 1):
+            for head in range(1, n_head + 1):
+                i = (layer - 1) * n_head + head
+                scores = {k: round(0.0123 * i + 0.001 * j, 4) for j, k in enumerate(SCORE_KEYS)}
+                full["heads"].append({
+                    "layer": layer, "head": head, "role": ["previous token", "diffuse", "content", "self"][i % 4],
+                    "scores": scores,
+                    "example": {"text": f"{TRICKY_TEXT} {i}", "token": 3 + i, "key": 2, "weight": 0.5 + i / 100,
+                                "query_text": " said", "key_text": " \""}})
+    full.setdefault("head_definitions", {k: f"what {k} measures" for k in SCORE_KEYS} | {
+        "roles": [{"order": 1, "role": "previous token", "score": "previous_token", "at_least": 0.3},
+                  {"order": 2, "role": "diffuse", "score": None, "at_least": None}],
+        "role_rule": "the first passing rule"})
+    full["default"].setdefault("top_weight", 0.61)
+    full["default"].setdefault("top_key", 4)
+    full["default"].setdefault("sentence_set", {"agree": 27, "total": 40, "share": 0.675})
+    full["format_version"] = 2
+    return full
+
+
+def committed_meta() -> dict:
+    return json.loads((MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
+
+
+def build_with_meta(out: Path, model_dir: Path, meta: dict) -> Path:
+    """The real build script on a model folder that holds only this meta.json (the build reads
+    no other model file; the copies are not needed to render pages)."""
+    model_dir.mkdir(parents=True, exist_ok=True)
+    (model_dir / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    return build_site(out, "--model", str(model_dir))
+
+
+@pytest.fixture(scope="session")
+def full_site(tmp_path_factory) -> tuple[Path, dict]:
+    meta = sample_v2_fields(committed_meta())
+    tmp = tmp_path_factory.mktemp("card-full")
+    return build_with_meta(tmp / "site", tmp / "model", meta), meta
+
+
+@pytest.fixture(params=["committed", "full"])
+def card(request, built_site, full_site) -> tuple[Node, dict]:
+    """(model.html parsed, the meta.json it was built from), for each of the two builds."""
+    if request.param == "committed":
+        site, meta = built_site, committed_meta()
+    else:
+        site, meta = full_site
+    return parse((site / "model.html").read_text(encoding="utf-8")), meta
+
+
+def figure(doc: Node, name: str) -> str:
+    node = doc.find(data_figure=name)
+    assert node is not None, f"no data-figure={name!r}"
+    return squash(node.text())
+
+
+# --- the figures -----------------------------------------------------------------------------
+
+
+def test_architecture_matches_meta(card):
+    doc, meta = card
+    cfg = meta["config"]
+    assert figure(doc, "n_params") == f"{meta['n_params']:,}"
+    # Every occurrence, not just the first: the lede and the table.
+    assert len(doc.find_all(data_figure="n_params")) >= 2
+    assert all(squash(n.text()) == f"{meta['n_params']:,}" for n in doc.find_all(data_figure="n_params"))
+    for key in ("n_layer", "n_head", "d_model", "d_head", "d_ff", "n_ctx", "vocab_size"):
+        assert figure(doc, key) == f"{cfg[key]:,}", key
+    scheme = (meta.get("positions") or {}).get("scheme") or cfg.get("positions")
+    assert figure(doc, "positions") == {"alibi": "ALiBi", "learned": "learned", None: "not recorded"}[scheme]
+    if scheme == "alibi":
+        for layer, row in enumerate(meta["positions"]["slopes"], 1):
+            for head, slope in enumerate(row, 1):
+                assert float(figure(doc, f"slope-{layer}-{head}")) == pytest.approx(slope, rel=1e-6)
+
+
+def test_file_sizes_and_hashes_match_meta(card):
+    doc, meta = card
+    rows = doc.find_all("tr", data_file=True)
+    assert [r.attrs["data-file"] for r in rows] == list(meta["files"])
+    for row in rows:
+        info = meta["files"][row.attrs["data-file"]]
+        assert squash(row.find(data_figure="bytes").text()) == f"{info['bytes']:,}"
+        assert squash(row.find(data_figure="sha").text()) == info["sha256"][:12]
+
+
+def test_each_text_matches_meta(card):
+    doc, meta = card
+    corpus = meta["corpus"]
+    expected = [corpus] + list(corpus.get("companions") or [])
+    rows = doc.find_all("tr", data_text=True)
+    assert [r.attrs["data-text"] for r in rows] == [t["name"] for t in expected]
+    for row, t in zip(rows, expected):
+        assert squash(row.find("th").text()) == t["name"]
+        assert squash(row.find(data_figure="chars").text()) == f"{t['chars']:,}"
+        assert squash(row.find(data_figure="sha").text()) == t["sha256"][:12]
+    assert figure(doc, "heldout_chars") == f"{corpus['heldout_chars']:,}"
+    assert figure(doc, "description") == squash(corpus["description"])
+
+
+def test_bits_per_char_bars_match_meta(card):
+    doc, meta = card
+    m = meta["metrics"]
+    values = {"model": m["heldout_bpc"], **m["baselines_bpc"]}
+    chart = doc.find("svg", class_="mc-bars")
+    assert chart.attrs["role"] == "img" and chart.find("title") is not None
+    bars = chart.find_all("g", class_="mc-bar")
+    assert len(bars) == len(values) == 4
+    assert {b.attrs["data-bar"] for b in bars} == set(values)
+    shown = [float(b.find("rect").attrs["width"]) for b in bars]
+    for bar, width in zip(bars, shown):
+        value = values[bar.attrs["data-bar"]]
+        assert squash(bar.find(data_figure="bpc").text()) == f"{value:.3f}"
+        # Bars are drawn to scale (from 0).
+        assert width / shown[0] == pytest.approx(value / values[bars[0].attrs["data-bar"]], rel=1e-3)
+    assert [values[b.attrs["data-bar"]] for b in bars] == sorted(values.values())
+    assert figure(doc, "heldout_bpc") == f"{m['heldout_bpc']:.3f}"
+    assert figure(doc, "ratio") == f"{m['heldout_bpc'] / m['baselines_bpc']['bzip2']:.3f}"
+
+
+def test_training_curve_has_a_point_per_history_entry(card):
+    doc, meta = card
+    history = meta["metrics"].get("history")
+    line = doc.find("polyline", class_="mc-line")
+    if not history:
+        assert line is None and doc.find(data_missing="history") is not None
+        return
+    points = [tuple(map(float, p.split(","))) for p in line.attrs["points"].split()]
+    assert len(points) == len(history) == int(line.attrs["data-points"])
+    xs = [p[0] for p in points]
+    assert xs == sorted(xs) and len(set(xs)) == len(xs)
+    # y is a decreasing affine function of bits/char (more bits/char is drawn higher up).
+    (xa, ya), (xb, yb) = points[0], points[-1]
+    (sa, va), (sb, vb) = history[0], history[-1]
+    for (x, y), (step, value) in zip(points, history):
+        assert x - xa == pytest.approx((xb - xa) * (step - sa) / (sb - sa), abs=0.02)
+        if va != vb:
+            assert y - ya == pytest.approx((yb - ya) * (value - va) / (vb - va), abs=0.02)
+    assert (ya - yb) * (va - vb) <= 0
+    # The best step is marked where its point is.
+    best = meta["metrics"]["best_step"]
+    i = [h[0] for h in history].index(best)
+    mark = doc.find("circle", class_="mc-best")
+    assert (float(mark.attrs["cx"]), float(mark.attrs["cy"])) == points[i]
+    assert f"step {best:,}" in squash(doc.find("text", class_="mc-best-label").text())
+    svg = doc.find("svg", class_="mc-curve")
+    assert svg.attrs["role"] == "img" and svg.find("title") is not None
+    assert len(doc.find("table", class_="mc-history").find("tbody").find_all("tr")) == len(history)
+
+
+def test_head_rows_match_meta(card):
+    doc, meta = card
+    heads = meta.get("heads") or []
+    rows = doc.find_all("tr", data_head=True)
+    if not heads:
+        assert rows == [] and doc.find(data_missing="heads") is not None
+        return
+    assert [r.attrs["data-head"] for r in rows] == [f"{h['layer']}-{h['head']}" for h in heads]
+    for row, h in zip(rows, heads):
+        assert squash(row.find(data_figure="role").text()) == h["role"]
+        for key in SCORE_KEYS:
+            assert squash(row.find(data_score=key).text()) == f"{h['scores'][key]:.3f}", (h["layer"], h["head"], key)
+
+
+def test_head_example_links_decode_to_the_example(card):
+    doc, meta = card
+    heads = meta.get("heads") or []
+    links = doc.find_all("a", class_="mc-example")
+    assert len(links) == sum(1 for h in heads if h.get("example"))
+    for link, h in zip(links, [h for h in heads if h.get("example")]):
+        url = urllib.parse.urlsplit(link.attrs["href"])
+        assert url.path == "index.html" and not url.query
+        params = urllib.parse.parse_qs(url.fragment, keep_blank_values=True, strict_parsing=True)
+        assert params == {"text": [h["example"]["text"]], "token": [str(h["example"]["token"])],
+                          "layer": [str(h["layer"])], "head": [str(h["head"])], "view": ["head"]}
+        # The state.js key order, with %20 for spaces (never "+", which would decode to a plus).
+        assert list(params) == ["text", "token", "layer", "head", "view"] and "+" not in url.fragment
+
+
+def test_default_view_evidence_matches_meta(card):
+    doc, meta = card
+    d = meta["default"]
+    if "top_weight" not in d:
+        assert doc.find(data_figure="top_weight") is None
+        return
+    assert figure(doc, "top_weight") == f"{d['top_weight']:.0%}"
+    s = d["sentence_set"]
+    assert figure(doc, "sentence_set") == f"{s['agree']} of {s['total']}"
+
+
+def test_tables_and_charts_are_accessible(card):
+    doc, _ = card
+    for table in doc.find_all("table"):
+        assert table.find("caption") is not None and squash(table.find("caption").text())
+        box = table.parent
+        assert "mc-scroll" in box.attrs.get("class", ""), "every table scrolls in its own container"
+        assert box.attrs.get("tabindex") == "0" and box.attrs.get("role") == "region"
+        assert doc.find(id=box.attrs["aria-labelledby"]) is not None
+    for svg in doc.find_all("svg"):
+        assert svg.attrs.get("role") == "img"
+        ids = svg.attrs["aria-labelledby"].split()
+        assert svg.find("title").attrs["id"] == ids[0] and all(doc.find(id=i) for i in ids)
+    assert [squash(h.text()) for h in doc.find_all("h1")] == ["Model card"]
+
+
+def test_every_page_header_links_to_the_model_card(built_site):
+    for path in sorted(built_site.glob("*.html")):
+        doc = parse(path.read_text(encoding="utf-8"))
+        header = doc.find("header", class_="site-header")
+        if path.name == "embed.html":
+            assert header is None  # the iframe page has no site chrome at all
+            continue
+        links = [a for a in header.find_all("a") if a.attrs.get("href") == "model.html"]
+        assert len(links) == 1, path.name
+        assert (links[0].attrs.get("aria-current") == "page") == (path.name == "model.html"), path.name
+
+
+def test_builds_from_a_meta_json_without_heads_or_history(tmp_path):
+    """An older or custom meta.json (no heads, history, head definitions, companions, positions,
+    default-view evidence) still gives a model card, which names what is missing."""
+    meta = sample_v2_fields(committed_meta())
+    for key in ("heads", "head_definitions", "positions"):
+        meta.pop(key)
+    meta["config"].pop("positions")
+    meta["metrics"].pop("history")
+    meta["corpus"].pop("companions")
+    for key in ("top_weight", "top_key", "sentence_set"):
+        meta["default"].pop(key)
+    site = build_with_meta(tmp_path / "site", tmp_path / "model", meta)
+    doc = parse((site / "model.html").read_text(encoding="utf-8"))
+    assert figure(doc, "n_params") == f"{meta['n_params']:,}"
+    assert figure(doc, "heldout_bpc") == f"{meta['metrics']['heldout_bpc']:.3f}"
+    assert doc.find("polyline") is None and doc.find(data_missing="history") is not None
+    assert doc.find("tr", data_head=True) is None and doc.find(data_missing="heads") is not None
+    assert figure(doc, "positions") == "not recorded"
+    lede = squash(doc.find("header", class_="mc-intro").text())
+    assert re.search(r"does not record .*the training history.*the head scores and roles", lede)
+    assert [r.attrs["data-text"] for r in doc.find_all("tr", data_text=True)] == [meta["corpus"]["name"]]
+
+
+# --- real Chromium ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def full_site_url(full_site):
+    url, server = serve_dir(full_site[0])
+    yield url
+    server.shutdown()
+
+
+@pytest.mark.parametrize("which", ["committed", "full"])
+def test_model_card_in_chromium_at_375px(browser, site_url, full_site_url, full_site, which):
+    """Loads with no console error and no CSP violation; at 375 px the document does not scroll
+    sideways (wide tables scroll inside their own containers); each example link's hash reads
+    back, through the live page's own state.js, as the example's text/token/layer/head."""
+    base = site_url if which == "committed" else full_site_url
+    meta = committed_meta() if which == "committed" else full_site[1]
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    try:
+        page = watched_page(context)
+        page.add_init_script(WATCH_CSP)
+        page.goto(f"{base}/model.html")
+        page.wait_for_load_state("load")
+        layout = page.evaluate("""() => ({
+          doc: [document.documentElement.scrollWidth, document.documentElement.clientWidth],
+          boxes: [...document.querySelectorAll(".mc-scroll")].map((el) => ({
+            overflow: getComputedStyle(el).overflowX, right: el.getBoundingClientRect().right,
+            inner: el.scrollWidth, outer: el.clientWidth})),
+          svgs: [...document.querySelectorAll("svg.mc-chart")].map((el) => el.getBoundingClientRect().right),
+          css: [...document.styleSheets].map((s) => s.href && s.href.split("/").pop()),
+        })""")
+        assert layout["doc"][0] <= layout["doc"][1] == 375, layout["doc"]
+        assert "model-card.css" in layout["css"]
+        assert layout["boxes"] and all(b["overflow"] == "auto" and b["right"] <= 375 for b in layout["boxes"])
+        assert all(right <= 375 for right in layout["svgs"])
+        if meta.get("heads"):
+            assert any(b["inner"] > b["outer"] for b in layout["boxes"]), "the heads table scrolls in its box"
+            decoded = page.evaluate("""async () => {
+              const { fromHash } = await import("./static/attention-view/state.js");
+              return [...document.querySelectorAll("a.mc-example")].map((a) => fromHash(new URL(a.href).hash));
+            }""")
+            assert decoded == [{"text": h["example"]["text"], "token": str(h["example"]["token"]),
+                                "layer": str(h["layer"]), "head": str(h["head"]), "view": "head"}
+                               for h in meta["heads"]]
+        # Keyboard: Tab reaches the scrolling regions (and the links).
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.tagName") == "A"
+        assert page.evaluate("window.__csp") == []
+        assert page.console_errors == [] and page.page_errors == []
+    finally:
+        context.close()
