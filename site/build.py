@@ -187,16 +187,37 @@ def copy_vendor(out: Path) -> None:
         shutil.copy2(src, vendor / src.name)
 
 
+STATE_KEYS = re.compile(r"export\s+const\s+STATE_KEYS\s*=\s*\[([^\]]*)\]")
+
+
+def page_params(static: Path) -> list[str]:
+    """The view settings pages read from their query string: the widget's one list of state
+    keys (`export const STATE_KEYS = [...]` in its state module, wherever that lives). The
+    worker answers a page with these parameters from its cache, and sends any other query to
+    the network."""
+    found = []
+    for path in sorted(static.rglob("*.js")):
+        if "vendor" in path.relative_to(static).parts:
+            continue
+        for match in STATE_KEYS.finditer(path.read_text(encoding="utf-8")):
+            found.append(re.findall(r"""["']([\w-]+)["']""", match.group(1)))
+    if len(found) != 1:
+        print(f"warning: {len(found)} STATE_KEYS lists under {static}; pages with a query string "
+              "will not be served offline", file=sys.stderr)
+        return []
+    return found[0]
+
+
 def manifest(out: Path) -> dict:
-    """{"version", "files": {path: sha256}} for every file under `out` but the worker itself.
-    The version is a hash of all paths and contents: any change to any file changes it."""
+    """{"version", "files": {path: sha256}, "params"} for every file under `out` but the worker
+    itself. The version is a hash of all paths and contents: any change to any file changes it."""
     files = {}
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         name = path.relative_to(out).as_posix()
         if name != SERVICE_WORKER and not name.startswith("."):
             files[name] = hashlib.sha256(path.read_bytes()).hexdigest()
     digest = hashlib.sha256("".join(f"{name}\0{sha}\n" for name, sha in files.items()).encode())
-    return {"version": digest.hexdigest()[:16], "files": files}
+    return {"version": digest.hexdigest()[:16], "files": files, "params": page_params(out / "static")}
 
 
 def write_service_worker(out: Path) -> dict:

@@ -1,6 +1,7 @@
 // Offline support for the site's own files. build.py writes this file to the site root behind
-// one generated line, `self.OFFLINE = {version, files: {path: sha256}}`: every built file with
-// its hash, and a version that changes whenever any file does. Since the manifest is part of
+// one generated line, `self.OFFLINE = {version, files: {path: sha256}, params}`: every built
+// file with its hash, a version that changes whenever any file does, and the view settings
+// pages take from their query string (the widget's STATE_KEYS). Since the manifest is part of
 // this script, any change to the site changes the worker's bytes, and the browser installs the
 // new version on its next update check (offline.js asks for one on every page view).
 //
@@ -20,7 +21,7 @@
 //   files.
 // - Only the site's own files: the exact paths of the manifest, under the worker's own folder.
 //   Anything else (other pages of the origin, unknown query strings) goes to the network
-//   untouched. Pages take `?text=…&layer=…` view settings (embed.html), and only those.
+//   untouched. Pages take their view settings as a query (embed.html), and only those.
 /* global self, caches, fetch, crypto, Response, URL */
 
 const VERSION = self.OFFLINE.version;
@@ -31,8 +32,8 @@ const SCOPE_PATH = new URL(SCOPE).pathname;
 const PREFIX = `attention-live ${SCOPE_PATH} `;
 const CACHE = PREFIX + VERSION;
 const CLIENTS = `${PREFIX}pages`; // client id -> the version its HTML came from
-// The view settings pages read from their query string (see embed.html / README).
-const PAGE_PARAMS = new Set(["text", "layer", "head", "token", "view"]);
+// The view settings pages read from their query string (embed.html?text=…&layer=…).
+const PAGE_PARAMS = new Set(self.OFFLINE.params || []);
 // Types the page relies on whatever the server said: application/wasm lets the runtime compile
 // the wasm while it streams in (with another type it downloads it again and compiles a copy).
 const TYPES = { wasm: "application/wasm", mjs: "text/javascript", js: "text/javascript", json: "application/json",

@@ -237,6 +237,9 @@ def test_worker_manifest_lists_every_file_with_its_hash(built_site):
              for p in built_site.rglob("*") if p.is_file() and p.name != "sw.js"}
     assert manifest["files"] == files
     assert re.fullmatch(r"[0-9a-f]{16}", manifest["version"])
+    # The query parameters the worker lets through to a cached page: the widget's state keys,
+    # which embed.html reads from its query string.
+    assert {"text", "layer", "head", "token", "view"} <= set(manifest["params"])
 
 
 def test_manifest_only_rehashes_an_edited_build(built_site, tmp_path):
