@@ -21,17 +21,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import sys
 import tempfile
-from html import unescape
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from browser import build_site, launch, serve  # the one copy of the setup, shared with the tests
+from browser import build_site, launch, serve, site_csp  # noqa: E402  (one copy, shared with the tests)
 
 SIZES = (8, 32, 128)
 
@@ -89,12 +87,6 @@ BARE_UPDATE_JS = """async ([texts, reps]) => {
   }
   return { update, run, tokens: ids[0].length };
 }"""
-
-
-def site_csp(site: Path) -> str:
-    """The policy the build wrote into the live page (build.py holds the one copy)."""
-    html = (site / "index.html").read_text(encoding="utf-8")
-    return unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1))
 
 
 def texts_of_length(tokenizer, n: int) -> list[str]:

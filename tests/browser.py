@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import email.utils
 import http.server
+import re
 import subprocess
 import sys
 import threading
 import time
 import urllib.parse
+from html import unescape
 from pathlib import Path
 from typing import ClassVar
 
@@ -39,6 +41,15 @@ def build_site(out: Path, *args: str) -> Path:
     subprocess.run([sys.executable, str(BUILD_SCRIPT), "--out", str(out), *args], check=True,
                    stdout=subprocess.DEVNULL)
     return out
+
+
+def site_csp(site: Path) -> str:
+    """The Content-Security-Policy of a built site, as the build wrote it into its live page
+    (site/build.py's CSP is the one copy; tests and the benchmark read it from here)."""
+    html = (site / "index.html").read_text(encoding="utf-8")
+    found = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html)
+    assert len(found) == 1, "the live page must carry exactly one CSP"
+    return unescape(found[0])
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):

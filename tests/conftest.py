@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from browser import ROOT, build_site, launch, serve_dir
+from browser import ROOT, build_site, launch, serve_dir, site_csp
 
 MODEL_DIR = ROOT / "static" / "model"
 
@@ -20,6 +20,13 @@ def root() -> Path:
 def built_site(tmp_path_factory) -> Path:
     """The site as `make site` builds it, into a temp dir (never the working tree's _site/)."""
     return build_site(tmp_path_factory.mktemp("site"))
+
+
+@pytest.fixture(scope="session", name="site_csp")
+def site_csp_fixture(built_site) -> str:
+    """The site's CSP as the build wrote it (compare pages and test hosts against this, never
+    against a copy of the policy)."""
+    return site_csp(built_site)
 
 
 @pytest.fixture(scope="session")

@@ -104,29 +104,21 @@ def test_static_and_model_files_are_copied(built_site):
         assert (built_site / "static" / "model" / name).is_file()
 
 
-def site_csp(built_site) -> str:
-    """The policy as the build wrote it into the live page (its one source is build.py)."""
-    parser = Links()
-    parser.feed((built_site / "index.html").read_text(encoding="utf-8"))
-    assert len(parser.csp) == 1
-    return parser.csp[0]
-
-
-def test_csp_is_strict(built_site):
-    directives = dict(d.strip().split(" ", 1) for d in site_csp(built_site).split(";"))
+def test_csp_is_strict(site_csp):
+    directives = dict(d.strip().split(" ", 1) for d in site_csp.split(";"))
     assert directives["default-src"] == "'none'"
     assert directives["script-src"] == "'self' 'wasm-unsafe-eval'"
     for name in ("connect-src", "img-src", "style-src"):
         assert directives[name] == "'self'", name
     assert directives["base-uri"] == "'none'" and directives["form-action"] == "'none'"
-    assert not re.search(r"unsafe-inline|'unsafe-eval'|https?:|\*|data:|blob:", site_csp(built_site))
+    assert not re.search(r"unsafe-inline|'unsafe-eval'|https?:|\*|data:|blob:", site_csp)
 
 
 @pytest.mark.parametrize("name", pages())
-def test_page_is_self_contained_under_csp(built_site, name):
+def test_page_is_self_contained_under_csp(built_site, site_csp, name):
     parser = Links()
     parser.feed((built_site / name).read_text(encoding="utf-8"))
-    assert parser.csp == [site_csp(built_site)]
+    assert parser.csp == [site_csp]
     assert parser.inline_scripts == [] and parser.style_attrs == [] and parser.styles == 0
     for url in parser.urls:
         assert not re.match(r"^([a-z][a-z0-9+.-]*:|//)", url, re.IGNORECASE), f"{name} points off-origin: {url}"
