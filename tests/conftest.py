@@ -177,7 +177,7 @@ def reused_live_page(shared_live_page):
         """() => {
           history.replaceState(null, "", location.pathname);
           const el = document.querySelector("attention-view");
-          for (const name of ["text", "token", "layer", "head", "view"]) el.removeAttribute(name);
+          for (const name of ["text", "token", "layer", "head", "view", "scale"]) el.removeAttribute(name);
           el.shadowRoot?.querySelector("details[open]")?.removeAttribute("open");
           document.activeElement?.blur?.();
         }"""

@@ -56,6 +56,10 @@ out.hash = S.toHash(hostile);
 out.back = S.fromHash(out.hash);
 out.emptyHash = S.fromHash("");
 out.attrs = S.toAttributes({ ...hostile, token: null });
+out.scales = [d.scale, S.resolve({ ...none, scale: "relative" }, meta).scale, S.resolve({ ...none, scale: "loud" }, meta).scale];
+out.scaleAction = S.reduce(d, { type: "scale", scale: "relative" }, dims).scale;
+out.scaleHash = [S.toHash({ ...hostile, scale: "relative" }), S.toHash({ ...hostile, scale: "share" })];
+out.scaleAttrs = [S.toAttributes({ ...d, scale: "relative" }).scale, S.toAttributes(d).scale];
 process.stdout.write(JSON.stringify(out));
 """
 
@@ -105,9 +109,9 @@ def test_typing_follows_the_last_token(state):
 def test_hash_round_trip(state):
     back = state["back"]
     assert back == {"text": "a+b & c=d #x %20 <script>\n\u00e9\U0001f98a", "token": "3", "layer": "1",
-                    "head": "4", "view": "average"}
+                    "head": "4", "view": "average", "scale": None}
     assert "+" not in state["hash"]
-    assert state["emptyHash"] == {k: None for k in ["text", "token", "layer", "head", "view"]}
+    assert state["emptyHash"] == {k: None for k in ["text", "token", "layer", "head", "view", "scale"]}
     assert state["attrs"]["token"] is None
 
 
@@ -150,3 +154,11 @@ def test_views_and_top5_match_numpy():
     assert [t["id"] for t in got["top"]] == order.tolist()
     np.testing.assert_allclose([t["p"] for t in got["top"]], p[order], atol=1e-12)
     assert got["spread"][0] == 0 and math.isclose(got["spread"][1], 1, rel_tol=1e-12)
+
+
+def test_scale_defaults_to_share_and_only_relative_is_written(state):
+    assert state["scales"] == ["share", "relative", "share"]
+    assert state["scaleAction"] == "relative"
+    relative, share = state["scaleHash"]
+    assert relative.endswith("&scale=relative") and "scale" not in share
+    assert state["scaleAttrs"] == ["relative", None]

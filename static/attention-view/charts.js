@@ -3,7 +3,7 @@
 // T² pixels — cheap enough for every keystroke at T = 128). Masked (later) cells stay
 // transparent so the stylesheet's hatching shows through.
 
-import { TABLE, index, hexColor } from "./palette.js";
+import { TABLE, index, hexColor, level } from "./palette.js";
 import { viewRow, viewMatrix, strongest } from "./readouts.js";
 import { setText } from "./dom.js";
 
@@ -13,10 +13,11 @@ function sized(canvas, width, height) {
   return canvas.getContext("2d");
 }
 
-// Writes row[0..upto] as viridis pixels into `px` at pixel offset `at`; the rest stays clear.
-function paintRow(px, at, row, upto) {
+// Writes row[0..upto] (the row of query `upto`) as viridis pixels into `px` at pixel offset
+// `at`, coloured on `scale`; the rest stays clear.
+function paintRow(px, at, row, upto, scale) {
   for (let k = 0; k <= upto; k++) {
-    const [r, g, b] = TABLE[index(row[k])];
+    const [r, g, b] = TABLE[index(level(scale, row[k], upto))];
     const o = (at + k) * 4;
     px[o] = r;
     px[o + 1] = g;
@@ -45,7 +46,7 @@ function stopPositions(buckets) {
   return positions.get(buckets);
 }
 
-function rowGradient(row, upto, T) {
+function rowGradient(row, upto, T, scale) {
   const buckets = Math.min(T, MAX_STOPS);
   const at = stopPositions(buckets);
   let css = "linear-gradient(90deg";
@@ -54,7 +55,8 @@ function rowGradient(row, upto, T) {
     const to = Math.floor(((b + 1) * T) / buckets);
     let w = -1;
     for (let k = from; k < to && k <= upto; k++) w = Math.max(w, row[k]);
-    css += `,${w < 0 ? "transparent" : hexColor(w)} ${at[b]}`;
+    // level() rises with w, so the bucket's peak is still its brightest colour.
+    css += `,${w < 0 ? "transparent" : hexColor(level(scale, w, upto))} ${at[b]}`;
   }
   return css + ")";
 }
@@ -66,7 +68,7 @@ export function drawMinis(minis, vm) {
   for (const mini of minis) {
     const row = viewRow(out, { layer: mini.layer, head: mini.head || 1, view: mini.view }, shown);
     // Styles set through the CSSOM are allowed by the CSP (only style attributes in markup are not).
-    const gradient = rowGradient(row, shown, T);
+    const gradient = rowGradient(row, shown, T, state.scale);
     if (mini.gradient !== gradient) mini.fill.style.backgroundImage = mini.gradient = gradient;
     const best = strongest(row, shown, names);
     setText(mini.top, best.text);
@@ -80,20 +82,25 @@ export function drawMinis(minis, vm) {
   }
 }
 
-/** The selected view's full matrix; `marker` (an overlay element) outlines the shown row. */
-export function drawHeatmap(canvas, marker, vm) {
+/**
+ * The selected view's full matrix; `marker` (an overlay element) outlines the shown row and
+ * `row0` (another overlay) veils query row 0, which is always 100% on itself and would
+ * otherwise be the brightest thing on screen. The canvas keeps the true colours of every cell.
+ */
+export function drawHeatmap(canvas, marker, vm, row0) {
   const { out, shown, state } = vm;
   const T = out.T;
   const m = viewMatrix(out, state);
   const ctx = sized(canvas, T, T);
   const img = ctx.createImageData(T, T);
-  for (let q = 0; q < T; q++) paintRow(img.data, q * T, m.subarray(q * T, (q + 1) * T), q);
+  for (let q = 0; q < T; q++) paintRow(img.data, q * T, m.subarray(q * T, (q + 1) * T), q, state.scale);
   ctx.putImageData(img, 0, 0);
   // Height changes with T only; moving between rows is a transform (no layout): a
   // translateY percentage is of the marker's own height, i.e. one row per 100%.
   const height = `${(100 / T).toFixed(4)}%`;
   if (marker.style.height !== height) marker.style.height = height;
   marker.style.transform = `translateY(${100 * shown}%)`;
+  if (row0 && row0.style.height !== height) row0.style.height = height;
 }
 
 /** Which query row a click at clientY on the heatmap falls in. */

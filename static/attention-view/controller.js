@@ -227,10 +227,10 @@ export class Controller {
       else if (this.host.getAttribute(name) !== attrs[name]) this.host.setAttribute(name, attrs[name]);
     }
     this.schedule();
-    const { text, token, layer, head, view } = next;
+    const { text, token, layer, head, view, scale } = next;
     this.host.dispatchEvent(new CustomEvent("change", {
       bubbles: true,
-      detail: { text, token, layer, head, view, action: action.type },
+      detail: { text, token, layer, head, view, scale, action: action.type },
     }));
   }
 

@@ -42,6 +42,9 @@ export class AttentionView extends HTMLElement {
   set token(v) { this._setAttr("token", v); }
   get view() { return this._controller.state()?.view ?? this.getAttribute("view"); }
   set view(v) { this._setAttr("view", v); }
+  /** "share" (0–100%, the default) or "relative" (× the row's even share, log scale). */
+  get scale() { return this._controller.state()?.scale ?? this.getAttribute("scale") ?? "share"; }
+  set scale(v) { this._setAttr("scale", v); }
   /** The model folder as an absolute URL (attribute relative to the page). */
   get src() { return folderURL(this.getAttribute("src") ?? DEFAULT_SRC, document.baseURI); }
   set src(v) { this._setAttr("src", v); }

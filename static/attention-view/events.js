@@ -29,6 +29,9 @@ export function wireEvents(r, to) {
       to.act(view === "head" ? { type: "select", layer, head } : { type: "view", view, layer });
     });
   }
+  for (const button of r.scaleButtons) {
+    button.addEventListener("click", () => to.act({ type: "scale", scale: button.dataset.scale }));
+  }
   r.heatmap.addEventListener("click", (e) => {
     const T = to.heatmapSize();
     if (T) to.act({ type: "pin", token: heatmapRowAt(r.heatmap, e.clientY, T) });

@@ -61,6 +61,25 @@ export function ink(w) {
   return INK[index(w)];
 }
 
+// The relative scale: weight x (q + 1), i.e. the weight over the row's even share, drawn on a
+// log scale from 1/16x to 16x even (1x, "no preference", in the middle of the palette). A log
+// scale because "4x more than even" should look as far from even as "4x less".
+export const RELATIVE_SPAN = 16;
+const LOG_SPAN = Math.log(RELATIVE_SPAN);
+
+/** Palette position (0..1) of weight w in a row whose query is q, under `scale`. */
+export function level(scale, w, q) {
+  if (scale !== "relative") return w;
+  if (!(w > 0)) return 0;
+  const t = (Math.log(w * (q + 1)) + LOG_SPAN) / (2 * LOG_SPAN);
+  return t < 0 ? 0 : t > 1 ? 1 : t;
+}
+
+/** True when w is more than the even share 1/(q+1) of its row (the chips' ▲ mark). */
+export function aboveEven(w, q) {
+  return q > 0 && w * (q + 1) > 1 + 1e-6;
+}
+
 /** A CSS gradient for the legend, light and dark modes alike. */
 export function gradient() {
   const stops = [0, 64, 128, 192, 255].map((i) => `${CSS[i]} ${Math.round((i / 255) * 100)}%`);

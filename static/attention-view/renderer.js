@@ -5,7 +5,7 @@
 // reaches the page through textContent.
 
 import { h, setText, setHidden } from "./dom.js";
-import { steppedColor, ink, gradient } from "./palette.js";
+import { steppedColor, ink, gradient, level, aboveEven, RELATIVE_SPAN } from "./palette.js";
 import { chipText, pieceLabel } from "./token-labels.js";
 import { viewRow, rowSum, percent, wholePercent, viewName, ranked, spread } from "./readouts.js";
 import { drawMinis, drawHeatmap } from "./charts.js";
@@ -70,13 +70,12 @@ export function describeRow(row, query, names, state) {
   const who = `\u00ab${names[query]}\u00bb`;
   const lead = viewName(state);
   if (query === 0) return `${lead}: ${who} is the first token, so all of its attention stays on itself.`;
-  const order = ranked(row, query);
-  const [a, b] = order;
-  const self = a === query ? " (itself)" : "";
-  let text = `${lead}: ${who} puts ${wholePercent(row[a])} on \u00ab${names[a]}\u00bb${self}`;
-  if (b !== undefined && row[b] >= 0.05) {
-    text += `, then ${wholePercent(row[b])} on \u00ab${names[b]}\u00bb${b === query ? " (itself)" : ""}`;
-  }
+  // The top three keys by name (fewer when the row has fewer), then the even share they beat.
+  const top = ranked(row, query).slice(0, 3);
+  const named = top.map((k) => `${wholePercent(row[k])} on \u00ab${names[k]}\u00bb${k === query ? " (itself)" : ""}`);
+  const list = named.length < 3 ? named.join(", then ") : `${named[0]}, then ${named[1]} and ${named[2]}`;
+  let text = `${lead}: ${who} puts ${list}`;
+  text += ` (an even split would give each of the ${query + 1} tokens ${wholePercent(1 / (query + 1))})`;
   const s = spread(row, query);
   const kind = s < 0.35 ? "sharply focused" : s < 0.7 ? "fairly focused" : "spread out";
   text += `. ${kind[0].toUpperCase() + kind.slice(1)}: its entropy is ${wholePercent(s)} of a uniform row over ${query + 1} tokens.`;
@@ -96,6 +95,17 @@ export class Renderer {
     this.chips = []; // [{el, tok, pct, label}]
     this.srRows = [];
     this.r.legend.querySelector(".legend-bar").style.backgroundImage = gradient();
+  }
+
+  /** The scale control and the legend's ends: 0–100% of the row, or ×1/16 to ×16 the even share. */
+  paintScale(scale) {
+    for (const b of this.r.scaleButtons) setAttr(b, "aria-pressed", String(b.dataset.scale === scale));
+    const relative = scale === "relative";
+    setText(this.r.legendLow, relative ? `\u2264 1/${RELATIVE_SPAN} \u00d7 even` : "0%");
+    setText(this.r.legendHigh, relative ? `\u2265 ${RELATIVE_SPAN} \u00d7 even` : "100%");
+    setAttr(this.r.legend, "title", relative
+      ? "Colour = weight \u00f7 the even share 1/(q+1) of the row, on a log scale; the middle is exactly even."
+      : "Colour = the weight itself, from 0% to 100% of the row.");
   }
 
   /** Hides everything computed (a new model is loading); the next render shows it again. */
@@ -139,11 +149,12 @@ export class Renderer {
     this.deferSrRows(vm);
     if (empty) return;
     const row = viewRow(vm.out, vm.state, vm.shown);
+    this.paintScale(vm.state.scale);
     this.paintRow(vm, row);
     this.paintTexts(vm, row);
     this.paintPredictions(vm);
     drawMinis(this.r.minis, vm);
-    drawHeatmap(this.r.heatmap, this.r.heatmapMarker, vm);
+    drawHeatmap(this.r.heatmap, this.r.heatmapMarker, vm, this.r.heatmapRow0);
     if (this.r.math.open) renderMath(this.r, vm);
   }
 
@@ -181,12 +192,17 @@ export class Renderer {
   paintRow(vm, row) {
     const q = vm.shown;
     const layerHead = vm.state.view === "head";
+    const scale = vm.state.scale;
     for (let k = 0; k < vm.labels.length; k++) {
       const chip = this.chips[k];
       const masked = k > q;
+      const t = masked ? 0 : level(scale, row[k], q);
+      // Above the even share: a ▲ (CSS) as well as the colour, so it does not rest on colour alone.
+      const above = !masked && aboveEven(row[k], q);
       let cls = "chip" + chip.part;
       if (masked) cls += " masked";
-      else if (ink(row[k]) !== "#fff") cls += " on-light";
+      else if (ink(t) !== "#fff") cls += " on-light";
+      if (above) cls += " above";
       if (k === vm.pinned) cls += " pinned";
       if (k === q) cls += " query";
       if (chip.cls !== cls) {
@@ -195,7 +211,7 @@ export class Renderer {
       }
       // Only the background is inline, and only written when it changes: it is not inherited,
       // so the chip's children keep their computed style (the text colour is a class).
-      const bg = masked ? "" : steppedColor(row[k]);
+      const bg = masked ? "" : steppedColor(t);
       if (chip.bg !== bg) {
         chip.bg = bg;
         chip.el.style.backgroundColor = bg;
@@ -209,7 +225,7 @@ export class Renderer {
       const name = vm.names[k];
       setAttr(chip.el, "aria-label", masked
         ? `${name}: later token, masked`
-        : `${name}: ${percent(row[k])}${layerHead ? "" : ` (${vm.state.view})`}`);
+        : `${name}: ${percent(row[k])}${above ? ", above the even share" : ""}${layerHead ? "" : ` (${vm.state.view})`}`);
     }
   }
 
@@ -224,7 +240,8 @@ export class Renderer {
     setText(this.r.gridTitle, `Every head's row for ${who}`);
     setText(this.r.mapTitle, `${viewName(state)}: all ${vm.out.T} \u00d7 ${vm.out.T} weights`);
     setText(this.r.mapCaption, `Rows are queries, columns are keys; the outlined row is ${who}. ` +
-      "Hatched cells are later tokens (masked). Click a row to pin that token.");
+      "Hatched cells are later tokens (masked). Row 0 is faded: the first token can only attend to itself, " +
+      "so it is always 100% there. Click a row to pin that token.");
     setAttr(this.r.heatmap, "aria-label", `Heatmap of ${viewName(state)} for ${vm.out.T} tokens`);
     setText(this.r.predTitle, `Next token after ${who}: the model's top 5`);
   }

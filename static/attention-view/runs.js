@@ -50,6 +50,7 @@
  * @property {number} layer  1-based
  * @property {number} head  1-based
  * @property {"head"|"average"|"rollout"} view
+ * @property {"share"|"relative"} scale  the colour scale (state.js SCALES)
  * @property {(Truncation & {shown: number})|null} truncated
  */
 
@@ -239,6 +240,7 @@ export function toResult(run, state, pinned) {
     layer: state.layer,
     head: state.head,
     view: state.view,
+    scale: state.scale,
     truncated: run.truncated ? { ...run.truncated, shown: run.ids.length } : null,
   };
   if (run.out) Object.defineProperty(result, OUTPUTS, { value: run.out });

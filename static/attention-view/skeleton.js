@@ -36,10 +36,17 @@ export function buildUI(r, { nLayer, nHead }) {
     "aria-label": "Tokens. Left and right arrows move the pinned token; H cycles heads; L layers; V views.",
   });
   r.sum = h("span.sum");
-  r.legend = h("span.legend", {}, h("span", { text: "0%" }), h("span.legend-bar"), h("span", { text: "100%" }));
+  r.legendLow = h("span.legend-end");
+  r.legendHigh = h("span.legend-end");
+  r.legend = h("span.legend", {}, r.legendLow, h("span.legend-bar"), r.legendHigh);
+  // The colour scale (state.js SCALES): two toggle buttons, the pressed one is the scale shown.
+  r.scaleButtons = [["share", "share of row"], ["relative", "\u00d7 even share"]].map(([scale, text]) =>
+    h("button.scale-button", { type: "button", "data-scale": scale, "aria-pressed": "false", text }));
+  const scales = h("span.scales", { role: "group", "aria-label": "Colour by" },
+    h("span.scales-label", { text: "Colour by" }), ...r.scaleButtons);
   r.explain = h("p.explain");
   const rowPanel = h("section.panel.row-panel", {}, r.rowTitle, r.chips,
-    h("p.row-meta", {}, r.sum, r.legend), r.explain);
+    h("p.row-meta", {}, r.sum, h("span.legend-box", {}, scales, r.legend)), r.explain);
 
   // One line per layer: its heads, then its average and its rollout.
   r.minis = [];
@@ -66,8 +73,12 @@ export function buildUI(r, { nLayer, nHead }) {
   r.mapTitle = h("h3.panel-title");
   r.heatmap = h("canvas.heatmap", { width: 1, height: 1, role: "img" });
   r.heatmapMarker = h("span.heatmap-row", { "aria-hidden": "true" });
+  r.heatmapRow0 = h("span.heatmap-row0", {
+    title: "Row 0 is faded: the first token has nothing earlier to look at, so it always puts 100% on itself.",
+  });
   r.mapCaption = h("p.caption");
-  const mapPanel = h("section.panel.map-panel", {}, r.mapTitle, h("div.heatmap-frame", {}, r.heatmap, r.heatmapMarker), r.mapCaption);
+  const mapPanel = h("section.panel.map-panel", {}, r.mapTitle,
+    h("div.heatmap-frame", {}, r.heatmap, r.heatmapRow0, r.heatmapMarker), r.mapCaption);
 
   r.predTitle = h("h3.panel-title");
   r.preds = h("ol.preds");

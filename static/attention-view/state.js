@@ -9,9 +9,16 @@
  * The pinned state's keys: the element's state attributes, the permalink's and the iframe's
  * parameters, and `change` events' detail all use exactly these (the one copy of the list).
  */
-export const STATE_KEYS = ["text", "token", "layer", "head", "view"];
+export const STATE_KEYS = ["text", "token", "layer", "head", "view", "scale"];
 
 export const VIEWS = ["head", "average", "rollout"];
+
+/**
+ * How weights become colours (palette.js `level`): "share" = the weight itself, 0–100%;
+ * "relative" = the weight ÷ the row's even share 1/(q+1), on a log scale. Typical rows peak
+ * at 20–30%, which the share scale paints as a wall of dark purple; relative shows contrast.
+ */
+export const SCALES = ["share", "relative"];
 
 /** Keys the view answers (when focus is not in the text box) and the action each one means. */
 export const KEY_ACTIONS = {
@@ -55,6 +62,7 @@ export function resolve(attrs, meta) {
     layer: clamp(toInt(attrs.layer) ?? def.layer ?? 1, 1, cfg.n_layer),
     head: clamp(toInt(attrs.head) ?? def.head ?? 1, 1, cfg.n_head),
     view,
+    scale: SCALES.includes(attrs.scale) ? attrs.scale : "share",
     preview: null,
   };
 }
@@ -77,7 +85,7 @@ export function shownIndex(state, count) {
  * Next state after a user action; `dims` = {count, nLayer, nHead}.
  * Actions: pin {token}, preview {token|null}, move {delta} (or {to: "first"|"last"}),
  * select {layer, head}, cycleHead {delta}, cycleLayer {delta}, view {view}, cycleView,
- * text {text}.
+ * scale {scale}, text {text}.
  */
 export function reduce(state, action, dims) {
   const { count, nLayer, nHead } = dims;
@@ -107,6 +115,8 @@ export function reduce(state, action, dims) {
     }
     case "view":
       return VIEWS.includes(action.view) ? { ...state, view: action.view } : state;
+    case "scale":
+      return SCALES.includes(action.scale) ? { ...state, scale: action.scale } : state;
     case "cycleView":
       return { ...state, view: VIEWS[(VIEWS.indexOf(state.view) + 1) % VIEWS.length] };
     case "text":
@@ -131,6 +141,8 @@ export function toAttributes(state) {
     layer: String(state.layer),
     head: String(state.head),
     view: state.view,
+    // The default scale is no attribute, so links and embeds that never chose one stay as they were.
+    scale: state.scale === "relative" ? "relative" : null,
   };
 }
 
@@ -139,6 +151,7 @@ export function toHash(state) {
   const params = new URLSearchParams();
   for (const key of STATE_KEYS) {
     const value = state[key];
+    if (key === "scale" && value === "share") continue; // the default: keep old links unchanged
     if (value !== null && value !== undefined) params.set(key, String(value));
   }
   // URLSearchParams writes spaces as "+"; %20 survives being pasted into more places.
