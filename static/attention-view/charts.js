@@ -102,10 +102,3 @@ export function drawHeatmap(canvas, marker, vm, row0) {
   marker.style.transform = `translateY(${100 * shown}%)`;
   if (row0 && row0.style.height !== height) row0.style.height = height;
 }
-
-/** Which query row a click at clientY on the heatmap falls in. */
-export function heatmapRowAt(canvas, clientY, T) {
-  const rect = canvas.getBoundingClientRect();
-  const t = Math.floor(((clientY - rect.top) / rect.height) * T);
-  return Math.max(0, Math.min(T - 1, t));
-}

@@ -186,6 +186,7 @@ export class Controller {
     wireEvents(r, {
       act: (action, opts) => this.act(action, opts),
       heatmapSize: () => this.run?.out?.T ?? 0,
+      cursor: () => this.renderer.cursor,
       mathOpened: () => this.vm && this.renderer.renderMath(this.vm),
     });
   }

@@ -3,12 +3,13 @@
 // state itself; the controller does, through `act`.
 
 import { KEY_ACTIONS } from "./state.js";
-import { heatmapRowAt } from "./charts.js";
+import { cellAt } from "./heatmap-axes.js";
 
 /**
  * @param {object} r  the UI's element references (skeleton.js buildUI)
  * @param {{act: (action: object, opts?: {focusChip?: boolean}) => void,
- *   heatmapSize: () => number, mathOpened: () => void}} to
+ *   heatmapSize: () => number, mathOpened: () => void,
+ *   cursor: () => import("./heatmap-axes.js").HeatmapCursor}} to
  */
 export function wireEvents(r, to) {
   r.input.addEventListener("input", () => to.act({ type: "text", text: r.input.value }));
@@ -32,9 +33,31 @@ export function wireEvents(r, to) {
   for (const button of r.scaleButtons) {
     button.addEventListener("click", () => to.act({ type: "scale", scale: button.dataset.scale }));
   }
-  r.heatmap.addEventListener("click", (e) => {
+  // Pointer events on the map's frame, not the canvas: the row-0 veil (with its title) and
+  // the overlays sit on top of the canvas, and the cell under them counts all the same.
+  const frame = r.heatmap.parentElement;
+  frame.addEventListener("click", (e) => {
     const T = to.heatmapSize();
-    if (T) to.act({ type: "pin", token: heatmapRowAt(r.heatmap, e.clientY, T) });
+    if (T) to.act({ type: "pin", token: cellAt(r.heatmap, e.clientX, e.clientY, T).q });
+  });
+  // The crosshair follows any pointer over the map (a tap shows it too, then pins the row).
+  const cursor = to.cursor();
+  frame.addEventListener("pointermove", (e) => {
+    const T = to.heatmapSize();
+    if (T) cursor.setHover(cellAt(r.heatmap, e.clientX, e.clientY, T));
+  });
+  frame.addEventListener("pointerleave", () => cursor.setHover(null));
+  r.heatmap.addEventListener("focus", () => cursor.focusIn());
+  r.heatmap.addEventListener("blur", () => cursor.focusOut());
+  const CELL_KEYS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+  r.heatmap.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const step = CELL_KEYS[e.key];
+    if (step) cursor.move(...step);
+    else if ((e.key === "Enter" || e.key === " ") && cursor.focus) to.act({ type: "pin", token: cursor.focus.q });
+    else return; // H, L, V and the rest go on to the view's own keys
+    e.preventDefault();
+    e.stopPropagation(); // on the map, arrows walk cells instead of moving the pin
   });
   r.math.addEventListener("toggle", () => {
     if (r.math.open) to.mathOpened();

@@ -10,6 +10,7 @@ import { chipText, pieceLabel } from "./token-labels.js";
 import { viewRow, rowSum, percent, wholePercent, viewName, ranked, spread } from "./readouts.js";
 import { drawMinis, drawHeatmap } from "./charts.js";
 import { renderMath } from "./math-panel.js";
+import { paintAxes, labelStep, HeatmapCursor } from "./heatmap-axes.js";
 import { pinnedIndex, shownIndex } from "./state.js";
 
 function setAttr(el, name, value) {
@@ -95,6 +96,7 @@ export class Renderer {
     this.chips = []; // [{el, tok, pct, label}]
     this.srRows = [];
     this.r.legend.querySelector(".legend-bar").style.backgroundImage = gradient();
+    this.cursor = new HeatmapCursor(refs.axes, refs.heatmap);
   }
 
   /** The scale control and the legend's ends: 0–100% of the row, or ×1/16 to ×16 the even share. */
@@ -155,6 +157,8 @@ export class Renderer {
     this.paintPredictions(vm);
     drawMinis(this.r.minis, vm);
     drawHeatmap(this.r.heatmap, this.r.heatmapMarker, vm, this.r.heatmapRow0);
+    paintAxes(this.r.axes, vm);
+    this.cursor.update(vm);
     if (this.r.math.open) renderMath(this.r, vm);
   }
 
@@ -240,9 +244,9 @@ export class Renderer {
     setText(this.r.gridTitle, `Every head's row for ${who}`);
     setText(this.r.mapTitle, `${viewName(state)}: all ${vm.out.T} \u00d7 ${vm.out.T} weights`);
     setText(this.r.mapCaption, `Rows are queries, columns are keys; the outlined row is ${who}. ` +
-      "Hatched cells are later tokens (masked). Row 0 is faded: the first token can only attend to itself, " +
+      "Hatched cells are later tokens (masked); labels show every " +
+      `${labelStep(vm.out.T) === 1 ? "" : `${labelStep(vm.out.T)}th `}token. Row 0 is faded: the first token can only attend to itself, ` +
       "so it is always 100% there. Click a row to pin that token.");
-    setAttr(this.r.heatmap, "aria-label", `Heatmap of ${viewName(state)} for ${vm.out.T} tokens`);
     setText(this.r.predTitle, `Next token after ${who}: the model's top 5`);
   }
 

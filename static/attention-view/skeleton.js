@@ -2,6 +2,7 @@
 // ever becomes markup (the CSP forbids inline styles and scripts; this forbids injection).
 
 import { h } from "./dom.js";
+import { buildAxes } from "./heatmap-axes.js";
 
 /** The part that exists before meta.json arrives: stylesheet, status line, fallback slot. */
 export function buildShell(root, cssURL) {
@@ -71,14 +72,15 @@ export function buildUI(r, { nLayer, nHead }) {
   const headsPanel = h("section.panel.heads-panel", {}, r.gridTitle, grid);
 
   r.mapTitle = h("h3.panel-title");
-  r.heatmap = h("canvas.heatmap", { width: 1, height: 1, role: "img" });
+  // Focusable: the arrow keys then walk its cells (heatmap-axes.js), Enter pins the row.
+  r.heatmap = h("canvas.heatmap", { width: 1, height: 1, role: "img", tabindex: "0" });
   r.heatmapMarker = h("span.heatmap-row", { "aria-hidden": "true" });
   r.heatmapRow0 = h("span.heatmap-row0", {
     title: "Row 0 is faded: the first token has nothing earlier to look at, so it always puts 100% on itself.",
   });
   r.mapCaption = h("p.caption");
-  const mapPanel = h("section.panel.map-panel", {}, r.mapTitle,
-    h("div.heatmap-frame", {}, r.heatmap, r.heatmapRow0, r.heatmapMarker), r.mapCaption);
+  r.axes = buildAxes(h("div.heatmap-frame", {}, r.heatmap, r.heatmapRow0, r.heatmapMarker));
+  const mapPanel = h("section.panel.map-panel", {}, r.mapTitle, r.axes.grid, r.axes.readout, r.mapCaption);
 
   r.predTitle = h("h3.panel-title");
   r.preds = h("ol.preds");
