@@ -4,7 +4,7 @@
 // transparent so the stylesheet's hatching shows through.
 
 import { TABLE, index, hexColor, level } from "./palette.js";
-import { viewRow, viewMatrix, strongest } from "./readouts.js";
+import { viewRow, viewMatrix, headMatrix, strongest } from "./readouts.js";
 import { setText } from "./dom.js";
 
 function sized(canvas, width, height) {
@@ -77,7 +77,7 @@ export function drawMinis(minis, vm) {
     const pressed = selected ? "true" : "false";
     if (mini.button.getAttribute("aria-pressed") !== pressed) mini.button.setAttribute("aria-pressed", pressed);
     const what = mini.view === "head" ? `Layer ${mini.layer}, head ${mini.head}` : `Layer ${mini.layer} ${mini.view}`;
-    const label = `${what}: strongest ${best.text}`;
+    const label = `${what}${mini.roleLabel ? ` (${mini.roleLabel})` : ""}: strongest ${best.text}`;
     if (mini.button.getAttribute("aria-label") !== label) mini.button.setAttribute("aria-label", label);
   }
 }
@@ -101,4 +101,27 @@ export function drawHeatmap(canvas, marker, vm, row0) {
   if (marker.style.height !== height) marker.style.height = height;
   marker.style.transform = `translateY(${100 * shown}%)`;
   if (row0 && row0.style.height !== height) row0.style.height = height;
+}
+
+/**
+ * Every head's whole matrix, one pixel per cell, on the view's scale. Skipped unless the run or
+ * the scale changed: moving the pin or the hover changes nothing here, and typing repaints
+ * each canvas in place (no new elements).
+ */
+export function drawThumbs(thumbs, vm) {
+  const { out, state } = vm;
+  for (const t of thumbs) {
+    const selected = state.view === "head" && state.layer === t.layer && state.head === t.head;
+    const pressed = selected ? "true" : "false";
+    if (t.button.getAttribute("aria-pressed") !== pressed) t.button.setAttribute("aria-pressed", pressed);
+    if (t.out === out && t.scale === state.scale) continue;
+    t.out = out;
+    t.scale = state.scale;
+    const T = out.T;
+    const m = headMatrix(out, t.layer - 1, t.head - 1);
+    const ctx = sized(t.canvas, T, T);
+    const img = ctx.createImageData(T, T);
+    for (let q = 0; q < T; q++) paintRow(img.data, q * T, m.subarray(q * T, (q + 1) * T), q, state.scale);
+    ctx.putImageData(img, 0, 0);
+  }
 }

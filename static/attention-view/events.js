@@ -33,6 +33,9 @@ export function wireEvents(r, to) {
   for (const button of r.scaleButtons) {
     button.addEventListener("click", () => to.act({ type: "scale", scale: button.dataset.scale }));
   }
+  for (const thumb of r.thumbs) {
+    thumb.button.addEventListener("click", () => to.act({ type: "select", layer: thumb.layer, head: thumb.head }));
+  }
   // Pointer events on the map's frame, not the canvas: the row-0 veil (with its title) and
   // the overlays sit on top of the canvas, and the cell under them counts all the same.
   const frame = r.heatmap.parentElement;

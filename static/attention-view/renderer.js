@@ -8,7 +8,8 @@ import { h, setText, setHidden } from "./dom.js";
 import { steppedColor, ink, gradient, level, aboveEven, RELATIVE_SPAN } from "./palette.js";
 import { chipText, pieceLabel } from "./token-labels.js";
 import { viewRow, rowSum, percent, wholePercent, viewName, ranked, spread } from "./readouts.js";
-import { drawMinis, drawHeatmap } from "./charts.js";
+import { drawMinis, drawHeatmap, drawThumbs } from "./charts.js";
+import { headRoles } from "./head-roles.js";
 import { renderMath } from "./math-panel.js";
 import { paintAxes, labelStep, HeatmapCursor } from "./heatmap-axes.js";
 import { pinnedIndex, shownIndex } from "./state.js";
@@ -99,6 +100,36 @@ export class Renderer {
     this.cursor = new HeatmapCursor(refs.axes, refs.heatmap);
   }
 
+  /**
+   * Role labels ("previous token 0.83") on every head's strip and thumbnail, the definition in
+   * a title (hover) and in visually hidden text (focus, screen readers). Once per meta.json:
+   * roles do not change with the text. Without `heads` in meta.json, no labels at all.
+   */
+  paintRoles(meta) {
+    if (this.rolesMeta === meta) return;
+    this.rolesMeta = meta;
+    this.roles = headRoles(meta);
+    for (const item of [...this.r.minis.filter((m) => m.view === "head"), ...this.r.thumbs]) {
+      const role = this.roles.get(`${item.layer}:${item.head}`);
+      setText(item.role, role ? role.label : "");
+      setText(item.def, role ? role.definition : "");
+      setHidden(item.role, !role);
+      item.roleLabel = role ? role.label : "";
+      if (role) item.button.title = role.definition;
+      else item.button.removeAttribute("title");
+      if (item.canvas) {
+        setAttr(item.button, "aria-label",
+          `Layer ${item.layer}, head ${item.head}${role ? ` (${role.label})` : ""}: its whole pattern`);
+      }
+    }
+  }
+
+  /** The role label of the selected head, for captions; "" without one. */
+  roleOf(state) {
+    const role = state.view === "head" && this.roles?.get(`${state.layer}:${state.head}`);
+    return role ? ` (${role.label})` : "";
+  }
+
   /** The scale control and the legend's ends: 0–100% of the row, or ×1/16 to ×16 the even share. */
   paintScale(scale) {
     for (const b of this.r.scaleButtons) setAttr(b, "aria-pressed", String(b.dataset.scale === scale));
@@ -155,7 +186,9 @@ export class Renderer {
     this.paintRow(vm, row);
     this.paintTexts(vm, row);
     this.paintPredictions(vm);
+    this.paintRoles(vm.meta);
     drawMinis(this.r.minis, vm);
+    drawThumbs(this.r.thumbs, vm);
     drawHeatmap(this.r.heatmap, this.r.heatmapMarker, vm, this.r.heatmapRow0);
     paintAxes(this.r.axes, vm);
     this.cursor.update(vm);
@@ -292,7 +325,7 @@ export class Renderer {
       setText(r.value, percent(row[k]));
     });
     setText(this.r.srCaption, row
-      ? `${viewName(vm.state)}: attention from \u00ab${vm.names[vm.shown]}\u00bb to each earlier token`
+      ? `${viewName(vm.state)}${this.roleOf(vm.state)}: attention from \u00ab${vm.names[vm.shown]}\u00bb to each earlier token`
       : "No tokens");
   }
 }

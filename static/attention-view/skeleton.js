@@ -60,16 +60,41 @@ export function buildUI(r, { nLayer, nHead }) {
       const name = view === "head" ? `head ${head}` : view === "average" ? "average" : "rollout";
       const fill = h("span.mini-fill");
       const top = h("span.mini-top");
+      // The head's role from meta.json (renderer.js paintRoles); empty for models without one.
+      const role = h("span.mini-role");
+      const def = h("span.sr-only.role-def", { id: `role-def-${view}-${l}-${head}` });
       const button = h(`button.mini.mini-${view}`, {
         type: "button", "data-layer": l, "data-head": head, "data-view": view, "aria-pressed": "false",
-      }, h("span.mini-name", { text: name }), h("span.mini-row", { "aria-hidden": "true" }, fill), top);
-      r.minis.push({ button, fill, top, layer: l, head, view });
+        "aria-describedby": def.id,
+      }, h("span.mini-name", { text: name }), role, h("span.mini-row", { "aria-hidden": "true" }, fill), top, def);
+      r.minis.push({ button, fill, top, role, def, layer: l, head, view });
       line.append(button);
     }
     grid.append(line);
   }
   r.gridTitle = h("h3.panel-title");
-  const headsPanel = h("section.panel.heads-panel", {}, r.gridTitle, grid);
+
+  // Every head's whole T x T pattern (bertviz's "model view"): one small canvas per head,
+  // repainted only when the run or the scale changes (charts.js drawThumbs), never per pin.
+  r.thumbs = [];
+  const thumbs = h("div.thumbs");
+  for (let l = 1; l <= nLayer; l++) {
+    const line = h("div.thumb-line", { role: "group", "aria-label": `Layer ${l}: every head's pattern` });
+    for (let hd = 1; hd <= nHead; hd++) {
+      const canvas = h("canvas.thumb-map", { width: 1, height: 1, "aria-hidden": "true" });
+      const role = h("span.thumb-role");
+      const def = h("span.sr-only.role-def", { id: `role-def-thumb-${l}-${hd}` });
+      const button = h("button.thumb", {
+        type: "button", "data-layer": l, "data-head": hd, "aria-pressed": "false", "aria-describedby": def.id,
+        "aria-label": `Layer ${l}, head ${hd}: its whole pattern`,
+      }, canvas, h("span.thumb-name", { text: `L${l} H${hd}` }), role, def);
+      r.thumbs.push({ button, canvas, role, def, layer: l, head: hd });
+      line.append(button);
+    }
+    thumbs.append(line);
+  }
+  r.thumbsTitle = h("h4.thumbs-title", { text: "Every head's whole pattern (click one to select it)" });
+  const headsPanel = h("section.panel.heads-panel", {}, r.gridTitle, grid, r.thumbsTitle, thumbs);
 
   r.mapTitle = h("h3.panel-title");
   // Focusable: the arrow keys then walk its cells (heatmap-axes.js), Enter pins the row.
