@@ -23,11 +23,14 @@ from train.model import alibi_slopes, permute_heads
 from train.tokenizer import load_tokenizer_json
 
 MAX_MODEL_BYTES = 1_300_000  # the page's download budget for the graph
-DEFAULT_TEXT = "The Queen turned to Alice and said"
+DEFAULT_TEXT = "The Queen turned round and said"
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PROBE_TEXT = HERE / "probe_text.txt"  # our own prose: examples never quote a book into the repo
-SAID_SENTENCES = ROOT / "tests" / "data" / "said_sentences.tsv"
+# The default view's story is checked on these (export/story.py); the two-name set measures
+# what the same head does when a second name stands between the speaker and «said».
+SAID_SENTENCES = ROOT / "tests" / "data" / "speaker_sentences.tsv"
+TWO_NAME_SENTENCES = ROOT / "tests" / "data" / "said_sentences.tsv"
 
 
 def default_token(pieces: list[str]) -> int:
@@ -90,6 +93,7 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, text: str, layer: int, head: in
         decode=lambda ids: tokenizer.decode(ids), encode=lambda t: tokenizer.encode(t).ids,
         example_ids=tokenizer.encode(PROBE_TEXT.read_text(encoding="utf-8")).ids)
     story = said_evidence(run, tokenizer, load_sentences(SAID_SENTENCES), layer, head)
+    two_names = said_evidence(run, tokenizer, load_sentences(TWO_NAME_SENTENCES), layer, head)
 
     golden = golden_outputs(onnx_bytes, tokenizer, text)
     files = {
@@ -118,13 +122,16 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, text: str, layer: int, head: in
         "corpus": {**ckpt["corpus"], "description": description},
         "default": {"text": text, "layer": layer, "head": head, "token": token, "view": "head",
                     "top_weight": round(float(row.max()), 4), "top_key": int(row.argmax()),
-                    "sentence_set": {k: story[k] for k in ("agree", "total", "share")}},
+                    "sentence_set": {k: story[k] for k in ("agree", "total", "share")},
+                    # the same head when another name stands between the speaker and «said»: how
+                    # often its top key is that nearer name (the texture, not the story)
+                    "nearer_name_set": {k: two_names[k] for k in ("agree", "total", "share")}},
         "heads": measured["heads"],
         "head_definitions": measured["definitions"],
         "onnx": {"opset": opset, "axes": expected_axes(cfg), "optional_inputs": {"head_mask": "all ones"}},
     }
     files["meta.json"] = to_json(meta)
-    return files, {"parity": report, "story": story}
+    return files, {"parity": report, "story": story, "two_names": two_names}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from browser import ROOT, build_site, launch, serve_dir, site_csp
 
 MODEL_DIR = ROOT / "static" / "model"

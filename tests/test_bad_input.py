@@ -5,6 +5,7 @@ import sys
 
 import pytest
 import torch
+
 from conftest import ROOT
 from helpers import synthetic_text
 

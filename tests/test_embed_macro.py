@@ -16,7 +16,7 @@ HOSTILE = ('She wrote "<b>hi</b>" & left \'now\' </attention-view><script>window
 
 TEMPLATE = """{% from "_macros.html" import attention_view, attention_view_head %}<!doctype html>
 <html><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; img-src 'self'; style-src 'self'; base-uri 'none'; form-action 'none'">
+<meta http-equiv="Content-Security-Policy" content="{{ csp }}">
 <link rel="icon" href="static/favicon.svg">
 {{ attention_view_head("") }}
 </head><body>
@@ -32,8 +32,9 @@ def load_build():
 
 
 def render(sentence: str, lazy: bool = False) -> str:
-    env = load_build().make_env()
-    return env.from_string(TEMPLATE).render(sentence=sentence, lazy=lazy)
+    build = load_build()
+    # The site's own policy, from build.py (its one copy).
+    return build.make_env().from_string(TEMPLATE).render(sentence=sentence, lazy=lazy, csp=build.CSP)
 
 
 class Tags(HTMLParser):

@@ -20,12 +20,10 @@ from conftest import WATCH_CSP, assert_chips_show, serve_dir, view_result, wait_
 
 pytestmark = pytest.mark.browser
 
-STRICT_CSP = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; img-src 'self'; "
-              "style-src 'self'; base-uri 'none'; form-action 'none'")
 MODEL_FILES = ("model.onnx", "tokenizer.json", "meta.json", "golden.json", ".wasm", "ort.wasm.min.mjs")
 
 
-def html_page(script_url: str, body: str, csp: str = STRICT_CSP) -> str:
+def html_page(script_url: str, body: str, csp: str) -> str:
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{csp}">
@@ -38,19 +36,20 @@ def html_page(script_url: str, body: str, csp: str = STRICT_CSP) -> str:
 
 
 @pytest.fixture(scope="module")
-def host(tmp_path_factory, built_site):
-    """(root dir, base URL) of a server whose root is not the site: site at /assets/, pages at /blog/."""
+def host(tmp_path_factory, built_site, site_csp):
+    """(root dir, base URL, CSP) of a server whose root is not the site: site at /assets/, pages at
+    /blog/, each page as strict as the site's own (its CSP, read from the build)."""
     root = tmp_path_factory.mktemp("host")
     (root / "assets").symlink_to(built_site, target_is_directory=True)
     (root / "blog").mkdir()
     url, server = serve_dir(root)
-    yield root, url
+    yield root, url, site_csp
     server.shutdown()
 
 
 def write(host, name: str, body: str) -> str:
-    root, url = host
-    (root / "blog" / name).write_text(html_page(f"{url}/assets/static/attention-view.js", body), encoding="utf-8")
+    root, url, csp = host
+    (root / "blog" / name).write_text(html_page(f"{url}/assets/static/attention-view.js", body, csp), encoding="utf-8")
     return f"{url}/blog/{name}"
 
 

@@ -10,8 +10,8 @@ import numpy as np
 import onnx
 import pytest
 import torch
-from conftest import MODEL_DIR, ROOT
 
+from conftest import MODEL_DIR, ROOT
 from export.golden import golden_outputs
 from export.parity import LENGTHS, ParityError, check_parity
 from export.to_onnx import expected_axes

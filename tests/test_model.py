@@ -5,8 +5,8 @@ import math
 
 import pytest
 import torch
-from conftest import ROOT
 
+from conftest import ROOT
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.model import ModelConfig, TinyTransformer, alibi_slopes, permute_heads
 

@@ -17,6 +17,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
 from browser import build_site, serve_dir
 from conftest import MODEL_DIR, WATCH_CSP, watched_page
 

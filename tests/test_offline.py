@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from browser import build_site, serve
 from conftest import view_result, wait_live, watched_page
 

@@ -14,6 +14,7 @@ import sys
 from html.parser import HTMLParser
 
 import pytest
+
 from conftest import ROOT
 
 TEMPLATES = ROOT / "site" / "templates"

@@ -6,14 +6,15 @@ import json
 
 import numpy as np
 import pytest
-from conftest import MODEL_DIR, ROOT
 
+from conftest import MODEL_DIR, ROOT
 from export.heads import ort_run
 from export.parity import session_for
 from export.story import expected_keys, load_sentences, said_evidence, said_row
 from train.tokenizer import load_tokenizer_json
 
-SENTENCES = ROOT / "tests" / "data" / "said_sentences.tsv"
+SENTENCES = ROOT / "tests" / "data" / "speaker_sentences.tsv"  # «said» -> the speaker
+TWO_NAMES = ROOT / "tests" / "data" / "said_sentences.tsv"  # a second name stands nearer
 
 
 @pytest.fixture(scope="module")
@@ -23,13 +24,21 @@ def shipped():
     return meta, tok, ort_run(session_for((MODEL_DIR / "model.onnx").read_bytes()))
 
 
-def test_the_sentence_set_is_big_enough_and_well_formed(shipped):
+@pytest.mark.parametrize("path", [SENTENCES, TWO_NAMES])
+def test_the_sentence_sets_are_big_enough_and_well_formed(shipped, path):
     _, tok, _ = shipped
-    rows = load_sentences(SENTENCES)
+    rows = load_sentences(path)
     assert len(rows) >= 30 and len({t for t, _ in rows}) == len(rows)
     for text, word in rows:
         ids, q, offsets = said_row(tok, text)
         assert q == len(ids) - 1 and expected_keys(text, word, q, offsets)
+
+
+def test_the_recorded_two_name_figure_is_what_the_model_does(shipped):
+    meta, tok, run = shipped
+    d = meta["default"]
+    evidence = said_evidence(run, tok, load_sentences(TWO_NAMES), d["layer"], d["head"])
+    assert {k: evidence[k] for k in ("agree", "total")} == {k: d["nearer_name_set"][k] for k in ("agree", "total")}
 
 
 def test_default_view_is_decisive(shipped):

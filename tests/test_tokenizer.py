@@ -2,10 +2,9 @@
 
 import pytest
 
-from train.tokenizer import decode, encode, load_tokenizer_json, train_tokenizer
-
 from conftest import MODEL_DIR
 from helpers import HOSTILE_STRINGS, synthetic_text
+from train.tokenizer import decode, encode, load_tokenizer_json, train_tokenizer
 
 
 @pytest.fixture(scope="module", params=["shipped", "fresh"])

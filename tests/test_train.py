@@ -9,9 +9,9 @@ import time
 
 import pytest
 import torch
+
 from conftest import ROOT
 from helpers import synthetic_text
-
 from train.checkpoint import load_checkpoint
 
 TINY = ["--vocab-size", "300", "--n-ctx", "32", "--d-model", "32", "--d-ff", "64",

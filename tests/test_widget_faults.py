@@ -12,8 +12,20 @@ import numpy as np
 import pytest
 
 from widget_faults import (  # noqa: F401  (fixtures)
-    MODEL_DIR, ROOT, click_retry, fault_server, faults, page_html, sha256, shipped_reference,
-    status_text, view_result, wait_status, widget_browser, widget_site, wpage,
+    MODEL_DIR,
+    ROOT,
+    click_retry,
+    fault_server,
+    faults,
+    page_html,
+    sha256,
+    shipped_reference,
+    status_text,
+    view_result,
+    wait_status,
+    widget_browser,
+    widget_site,
+    wpage,
 )
 
 TEXT = "The Queen turned to Alice and said"

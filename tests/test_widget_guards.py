@@ -13,8 +13,16 @@ import numpy as np
 import pytest
 
 from widget_faults import (  # noqa: F401  (fixtures)
-    click_retry, fault_server, faults, page_html, shipped_reference, view_result, wait_status,
-    widget_browser, widget_site, wpage,
+    click_retry,
+    fault_server,
+    faults,
+    page_html,
+    shipped_reference,
+    view_result,
+    wait_status,
+    widget_browser,
+    widget_site,
+    wpage,
 )
 
 TEXT = "The Queen turned to Alice and said"
