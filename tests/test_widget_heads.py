@@ -140,3 +140,23 @@ def test_without_heads_no_labels_and_no_errors(browser, sites):
         assert not errors(page)
     finally:
         context.close()
+
+
+def test_see_it_do_this_loads_the_heads_example(browser, sites):
+    urls, meta = sites
+    context, page = open_page(browser, urls["roles"])
+    try:
+        view_result(page)
+        heads = [h for h in meta["heads"] if h.get("example")]
+        assert page.locator("attention-view .thumb-example:visible").count() == len(heads)
+        for head in heads[:3]:
+            ex = head["example"]
+            page.locator(f'attention-view .thumb[data-layer="{head["layer"]}"][data-head="{head["head"]}"] + .thumb-example').click()
+            r = view_result(page)
+            assert (r["text"], r["token"], r["layer"], r["head"], r["view"]) == (
+                ex["text"], ex["token"], head["layer"], head["head"], "head")
+            # The same row the export measured: its weight on the example's key.
+            assert r["attention"][head["layer"] - 1][head["head"] - 1][ex["token"]][ex["key"]] == pytest.approx(ex["weight"], abs=1e-3)
+        assert not errors(page)
+    finally:
+        context.close()

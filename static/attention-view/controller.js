@@ -21,6 +21,7 @@ import { buildShell, buildUI } from "./skeleton.js";
 import { Renderer, viewModel, paintStatus } from "./renderer.js";
 import { wireEvents } from "./events.js";
 import { addExportBar } from "./export-bar.js";
+import { storyRanking } from "./story.js";
 
 const WIDE_PX = 820; // from here on the panels sit in two columns
 
@@ -209,6 +210,10 @@ export class Controller {
   /** A user action: next state, reflected to attributes, then a `change` event. */
   act(action, { focusChip = false } = {}) {
     if (!this.meta) return;
+    if (action.type === "story" || action.type === "example") {
+      action = this.storyJump(action);
+      if (!action) return;
+    }
     const { n_layer: nLayer, n_head: nHead } = this.meta.config;
     const count = this.run ? this.run.labels.length : 0;
     const next = reduce(this.state(), action, { count, nLayer, nHead });
@@ -233,6 +238,30 @@ export class Controller {
       bubbles: true,
       detail: { text, token, layer, head, view, scale, action: action.type },
     }));
+  }
+
+  /**
+   * "Find the story" ({type: "story", next}) and "See it do this" ({type: "example", layer,
+   * head}) as a jump action; null when there is nothing to jump to. The story's place in its
+   * ranking is kept (with the run it ranks) so that "Next" walks on and the view can say
+   * which row of how many it shows.
+   */
+  storyJump(action) {
+    if (action.type === "example") {
+      const head = this.meta.heads?.find((x) => x.layer === action.layer && x.head === action.head);
+      const ex = head?.example;
+      if (!ex || typeof ex.text !== "string" || !Number.isInteger(ex.token)) return null;
+      this.story = null;
+      return { type: "jump", text: ex.text, token: ex.token, layer: head.layer, head: head.head };
+    }
+    const out = this.run?.out;
+    if (!out) return null;
+    const ranking = storyRanking(out);
+    if (!ranking.length) return null;
+    const index = action.next && this.story?.out === out ? (this.story.index + 1) % ranking.length : 0;
+    this.story = { out, index, total: ranking.length, row: ranking[index] };
+    const { layer, head, query } = this.story.row;
+    return { type: "jump", layer, head, token: query };
   }
 
   // --- updates ---------------------------------------------------------------------------------
@@ -295,6 +324,7 @@ export class Controller {
 
   paint(state, run) {
     const vm = (this.vm = viewModel(run, state, this.meta));
+    vm.story = this.story?.out === run.out ? this.story : null;
     this.renderer.render(vm);
     if (!run.live && this.status !== "preview") this.setStatus("preview", this.refs.statusText.textContent);
     if (!this.painted) {

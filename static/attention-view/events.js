@@ -35,7 +35,10 @@ export function wireEvents(r, to) {
   }
   for (const thumb of r.thumbs) {
     thumb.button.addEventListener("click", () => to.act({ type: "select", layer: thumb.layer, head: thumb.head }));
+    thumb.example.addEventListener("click", () => to.act({ type: "example", layer: thumb.layer, head: thumb.head }));
   }
+  r.storyFind.addEventListener("click", () => to.act({ type: "story", next: false }));
+  r.storyNext.addEventListener("click", () => to.act({ type: "story", next: true }));
   // Pointer events on the map's frame, not the canvas: the row-0 veil (with its title) and
   // the overlays sit on top of the canvas, and the cell under them counts all the same.
   const frame = r.heatmap.parentElement;

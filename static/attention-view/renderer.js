@@ -112,6 +112,15 @@ export class Renderer {
     for (const item of [...this.r.minis.filter((m) => m.view === "head"), ...this.r.thumbs]) {
       const role = this.roles.get(`${item.layer}:${item.head}`);
       setText(item.role, role ? role.label : "");
+      if (item.example) {
+        const head = meta?.heads?.find?.((x) => x.layer === item.layer && x.head === item.head);
+        const ex = head?.example;
+        setHidden(item.example, !(ex && typeof ex.text === "string"));
+        if (ex && typeof ex.text === "string") {
+          item.example.title = `Loads \u201c${ex.text}\u201d and pins the token where this head puts ` +
+            `${wholePercent(ex.weight ?? 0)} on one earlier token.`;
+        }
+      }
       setText(item.def, role ? role.definition : "");
       setHidden(item.role, !role);
       item.roleLabel = role ? role.label : "";
@@ -274,6 +283,7 @@ export class Renderer {
     setText(this.r.sum, `Row sum ${percent(rowSum(row, shown + 1))} over ${shown + 1} token${shown ? "s" : ""}; ` +
       `${vm.labels.length - shown - 1} later token${vm.labels.length - shown - 1 === 1 ? "" : "s"} masked.`);
     setText(this.r.explain, describeRow(row, shown, names, state));
+    this.paintStory(vm);
     setText(this.r.gridTitle, `Every head's row for ${who}`);
     setText(this.r.mapTitle, `${viewName(state)}: all ${vm.out.T} \u00d7 ${vm.out.T} weights`);
     setText(this.r.mapCaption, `Rows are queries, columns are keys; the outlined row is ${who}. ` +
@@ -281,6 +291,17 @@ export class Renderer {
       `${labelStep(vm.out.T) === 1 ? "" : `${labelStep(vm.out.T)}th `}token. Row 0 is faded: the first token can only attend to itself, ` +
       "so it is always 100% there. Click a row to pin that token.");
     setText(this.r.predTitle, `Next token after ${who}: the model's top 5`);
+  }
+
+  /** Which row "Find the story" shows, while the view is still on it. */
+  paintStory(vm) {
+    const s = vm.story;
+    const on = s && vm.state.view === "head" && s.row.layer === vm.state.layer && s.row.head === vm.state.head &&
+      s.row.query === vm.pinned;
+    setText(this.r.storyText, on
+      ? `Most decisive row ${s.index + 1} of ${s.total}: layer ${s.row.layer}, head ${s.row.head}, ` +
+        `\u00ab${vm.names[s.row.query]}\u00bb puts ${wholePercent(s.row.weight)} on \u00ab${vm.names[s.row.key]}\u00bb.`
+      : "The strongest single link in this sentence, over every head and token.");
   }
 
   paintPredictions(vm) {

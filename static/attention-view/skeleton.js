@@ -46,8 +46,13 @@ export function buildUI(r, { nLayer, nHead }) {
   const scales = h("span.scales", { role: "group", "aria-label": "Colour by" },
     h("span.scales-label", { text: "Colour by" }), ...r.scaleButtons);
   r.explain = h("p.explain");
+  // "Find the story" (story.js): the most decisive row of the sentence, then the next one.
+  r.storyFind = h("button.story-button", { type: "button", text: "Find the story" });
+  r.storyNext = h("button.story-button", { type: "button", text: "Next \u203a", "aria-label": "Next most decisive row" });
+  r.storyText = h("span.story-text", { "aria-live": "polite" });
+  const story = h("p.story", {}, r.storyFind, r.storyNext, r.storyText);
   const rowPanel = h("section.panel.row-panel", {}, r.rowTitle, r.chips,
-    h("p.row-meta", {}, r.sum, h("span.legend-box", {}, scales, r.legend)), r.explain);
+    h("p.row-meta", {}, r.sum, h("span.legend-box", {}, scales, r.legend)), r.explain, story);
 
   // One line per layer: its heads, then its average and its rollout.
   r.minis = [];
@@ -88,8 +93,13 @@ export function buildUI(r, { nLayer, nHead }) {
         type: "button", "data-layer": l, "data-head": hd, "aria-pressed": "false", "aria-describedby": def.id,
         "aria-label": `Layer ${l}, head ${hd}: its whole pattern`,
       }, canvas, h("span.thumb-name", { text: `L${l} H${hd}` }), role, def);
-      r.thumbs.push({ button, canvas, role, def, layer: l, head: hd });
-      line.append(button);
+      // "See it do this": the head's example from meta.json (hidden without one).
+      const example = h("button.thumb-example", {
+        type: "button", hidden: true, text: "See it do this",
+        "aria-label": `Layer ${l}, head ${hd}: see it do this (load its example sentence)`,
+      });
+      r.thumbs.push({ button, canvas, role, def, example, layer: l, head: hd });
+      line.append(h("div.thumb-cell", {}, button, example));
     }
     thumbs.append(line);
   }

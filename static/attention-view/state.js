@@ -85,7 +85,8 @@ export function shownIndex(state, count) {
  * Next state after a user action; `dims` = {count, nLayer, nHead}.
  * Actions: pin {token}, preview {token|null}, move {delta} (or {to: "first"|"last"}),
  * select {layer, head}, cycleHead {delta}, cycleLayer {delta}, view {view}, cycleView,
- * scale {scale}, text {text}.
+ * scale {scale}, text {text}, jump {layer, head, token, text?} (one head's row, maybe on
+ * another text: "Find the story" and "See it do this").
  */
 export function reduce(state, action, dims) {
   const { count, nLayer, nHead } = dims;
@@ -115,6 +116,16 @@ export function reduce(state, action, dims) {
     }
     case "view":
       return VIEWS.includes(action.view) ? { ...state, view: action.view } : state;
+    case "jump":
+      return {
+        ...state,
+        text: action.text ?? state.text,
+        layer: clamp(action.layer, 1, nLayer),
+        head: clamp(action.head, 1, nHead),
+        view: "head",
+        token: action.token,
+        preview: null,
+      };
     case "scale":
       return SCALES.includes(action.scale) ? { ...state, scale: action.scale } : state;
     case "cycleView":
