@@ -56,6 +56,13 @@ out.hash = S.toHash(hostile);
 out.back = S.fromHash(out.hash);
 out.emptyHash = S.fromHash("");
 out.attrs = S.toAttributes({ ...hostile, token: null });
+const W = await import(process.cwd() + "/static/attention-view/words.js");
+const labels = [" The", " Dor", "mouse", " said", ",", ' "', "Off", " said", "!", " 12", "\u00e9", ""].map((text) => ({ text }));
+const words = W.wordsOf(labels);
+out.words = words.list.map((w) => [w.first, w.last, w.text]);
+out.find = ["said", "said#2", "said#3", "Dormouse", "Off", "12#1", "x"].map((s) => W.findWord(words, s));
+out.specs = labels.map((_, i) => W.wordSpec(words, i));
+out.wordPins = ["said#2", "-1", "2", "nothing"].map((t) => S.pinnedIndex({ ...d, token: S.resolve({ ...none, text: "t", token: t }, meta).token }, labels.length, labels));
 out.scales = [d.scale, S.resolve({ ...none, scale: "relative" }, meta).scale, S.resolve({ ...none, scale: "loud" }, meta).scale];
 out.scaleAction = S.reduce(d, { type: "scale", scale: "relative" }, dims).scale;
 out.scaleHash = [S.toHash({ ...hostile, scale: "relative" }), S.toHash({ ...hostile, scale: "share" })];
@@ -79,7 +86,8 @@ def test_defaults_come_from_meta(state):
 
 def test_bad_attributes_are_clamped(state):
     c = state["clamped"]
-    assert (c["layer"], c["head"], c["view"], c["token"]) == (2, 1, "head", 4)
+    # A token that is not a number is a word spec (words.js): kept, and resolved against the tokens.
+    assert (c["layer"], c["head"], c["view"], c["token"]) == (2, 1, "head", "x")
 
 
 def test_token_index_rules(state):
@@ -162,3 +170,12 @@ def test_scale_defaults_to_share_and_only_relative_is_written(state):
     relative, share = state["scaleHash"]
     assert relative.endswith("&scale=relative") and "scale" not in share
     assert state["scaleAttrs"] == ["relative", None]
+
+
+def test_words_join_pieces_and_word_specs_pin_their_last_piece(state):
+    assert state["words"] == [[0, 0, "The"], [1, 2, "Dormouse"], [3, 3, "said"], [4, 4, ","], [5, 5, '"'],
+                              [6, 6, "Off"], [7, 7, "said"], [8, 8, "!"], [9, 11, "12\u00e9"]]
+    assert state["find"] == [3, 7, -1, 2, 6, -1, -1]
+    assert state["specs"] == ["The", None, "Dormouse", "said", ",", '"', "Off", "said#2", "!", None, None, "12\u00e9"]
+    # Word, negative index, index; an unknown word follows the last token.
+    assert state["wordPins"] == [7, 11, 2, 11]

@@ -22,6 +22,7 @@ import { Renderer, viewModel, paintStatus } from "./renderer.js";
 import { wireEvents } from "./events.js";
 import { addExportBar } from "./export-bar.js";
 import { storyRanking } from "./story.js";
+import { wordsOf, wordSpec } from "./words.js";
 
 const WIDE_PX = 820; // from here on the panels sit in two columns
 
@@ -63,13 +64,13 @@ export class Controller {
   }
 
   pinned() {
-    return this.run && this.meta ? pinnedIndex(this.state(), this.run.labels.length) : null;
+    return this.run && this.meta ? pinnedIndex(this.state(), this.run.labels.length, this.run.labels) : null;
   }
 
   result() {
     if (!this.run || !this.meta) return null;
     const state = this.state();
-    return toResult(this.run, state, pinnedIndex(state, this.run.labels.length));
+    return toResult(this.run, state, pinnedIndex(state, this.run.labels.length, this.run.labels));
   }
 
   // --- status --------------------------------------------------------------------------------
@@ -216,7 +217,8 @@ export class Controller {
     }
     const { n_layer: nLayer, n_head: nHead } = this.meta.config;
     const count = this.run ? this.run.labels.length : 0;
-    const next = reduce(this.state(), action, { count, nLayer, nHead });
+    const labels = this.run ? this.run.labels : null;
+    const next = reduce(this.state(), action, { count, nLayer, nHead, labels });
     if (action.type === "view" && action.layer) next.layer = action.layer;
     if (action.type === "preview") {
       if (next.preview !== this.previewToken) {
@@ -234,9 +236,13 @@ export class Controller {
     }
     this.schedule();
     const { text, token, layer, head, view, scale } = next;
+    // `word`: the pinned token as a word spec ("said#2") when one names it unambiguously and
+    // the text is the run's (not a new text still to be tokenized); the permalink prefers it.
+    const pinned = labels && text === this.run.text && token !== null ? pinnedIndex(next, count, labels) : -1;
+    const word = pinned >= 0 ? wordSpec(wordsOf(labels), pinned) : null;
     this.host.dispatchEvent(new CustomEvent("change", {
       bubbles: true,
-      detail: { text, token, layer, head, view, scale, action: action.type },
+      detail: { text, token, word, layer, head, view, scale, action: action.type },
     }));
   }
 

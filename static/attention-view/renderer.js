@@ -13,6 +13,7 @@ import { headRoles } from "./head-roles.js";
 import { renderMath } from "./math-panel.js";
 import { paintAxes, labelStep, HeatmapCursor } from "./heatmap-axes.js";
 import { pinnedIndex, shownIndex } from "./state.js";
+import { wordsOf } from "./words.js";
 
 function setAttr(el, name, value) {
   if (el.getAttribute(name) !== value) el.setAttribute(name, value);
@@ -41,8 +42,8 @@ export function viewModel(run, state, meta) {
     labels: run.labels,
     names: run.names,
     state,
-    pinned: pinnedIndex(state, count),
-    shown: shownIndex(state, count),
+    pinned: pinnedIndex(state, count, run.labels),
+    shown: shownIndex(state, count, run.labels),
     meta,
     pieceOf: run.pieceOf,
   };
@@ -214,6 +215,7 @@ export class Renderer {
       chips.push({ el, tok, pct, label: null, cls: "", bg: "" });
     }
     const frag = document.createDocumentFragment();
+    const words = wordsOf(vm.labels);
     for (let i = 0; i < chips.length; i++) {
       const chip = chips[i];
       if (i >= count) {
@@ -228,7 +230,10 @@ export class Renderer {
         setText(chip.tok, shown);
       }
       const [a, b] = label.span;
-      const part = a === b ? "" : i === a ? " split-first" : i === b ? " split-last" : " split-mid";
+      let part = a === b ? "" : i === a ? " split-first" : i === b ? " split-last" : " split-mid";
+      // Pieces of one word (words.js) touch, with a thin separator: they read as one word.
+      const word = words.list[words.wordOf[i]];
+      if (word.first !== word.last) part += i === word.first ? " word-first" : i === word.last ? " word-last" : " word-mid";
       chip.part = part;
     }
     // Even an empty fragment counts as a children change and re-lays out every chip.

@@ -9,6 +9,8 @@
  * The pinned state's keys: the element's state attributes, the permalink's and the iframe's
  * parameters, and `change` events' detail all use exactly these (the one copy of the list).
  */
+import { wordsOf, findWord } from "./words.js";
+
 export const STATE_KEYS = ["text", "token", "layer", "head", "view", "scale"];
 
 export const VIEWS = ["head", "average", "rollout"];
@@ -46,7 +48,8 @@ function clamp(n, lo, hi) {
 
 /**
  * The pinned state from attribute strings (null when absent) and meta.json.
- * `token` stays null when it should follow the last token; `pinnedIndex` resolves it.
+ * `token` stays null when it should follow the last token; a number is a token index, any
+ * other string a word spec ("said", "said#2": words.js); `pinnedIndex` resolves it.
  */
 export function resolve(attrs, meta) {
   const def = meta.default || {};
@@ -54,6 +57,7 @@ export function resolve(attrs, meta) {
   const text = attrs.text ?? def.text ?? "";
   const isDefaultText = attrs.text === null || attrs.text === undefined || attrs.text === def.text;
   let token = toInt(attrs.token);
+  if (token === null && typeof attrs.token === "string" && attrs.token.trim() !== "") token = attrs.token;
   if (token === null && isDefaultText && Number.isInteger(def.token)) token = def.token;
   const view = VIEWS.includes(attrs.view) ? attrs.view : VIEWS.includes(def.view) ? def.view : "head";
   return {
@@ -67,30 +71,39 @@ export function resolve(attrs, meta) {
   };
 }
 
-/** 0-based index of the pinned token among `count` tokens (negative counts from the end). */
-export function pinnedIndex(state, count) {
+/**
+ * 0-based index of the pinned token among `count` tokens (negative counts from the end); a
+ * word spec needs the tokens' `labels` and, when the text has no such word, follows the last
+ * token as if none were set.
+ */
+export function pinnedIndex(state, count, labels = null) {
   if (count === 0) return -1;
   if (state.token === null) return count - 1;
+  if (typeof state.token === "string") {
+    const at = labels ? findWord(wordsOf(labels), state.token) : -1;
+    return at >= 0 && at < count ? at : count - 1;
+  }
   const t = state.token < 0 ? count + state.token : state.token;
   return clamp(t, 0, count - 1);
 }
 
 /** The token whose row is drawn: the hovered one while previewing, else the pinned one. */
-export function shownIndex(state, count) {
+export function shownIndex(state, count, labels = null) {
   if (state.preview !== null && state.preview >= 0 && state.preview < count) return state.preview;
-  return pinnedIndex(state, count);
+  return pinnedIndex(state, count, labels);
 }
 
 /**
- * Next state after a user action; `dims` = {count, nLayer, nHead}.
+ * Next state after a user action; `dims` = {count, nLayer, nHead, labels?} (labels resolve a
+ * word-spec token).
  * Actions: pin {token}, preview {token|null}, move {delta} (or {to: "first"|"last"}),
  * select {layer, head}, cycleHead {delta}, cycleLayer {delta}, view {view}, cycleView,
  * scale {scale}, text {text}, jump {layer, head, token, text?} (one head's row, maybe on
  * another text: "Find the story" and "See it do this").
  */
 export function reduce(state, action, dims) {
-  const { count, nLayer, nHead } = dims;
-  const pinned = pinnedIndex(state, count);
+  const { count, nLayer, nHead, labels = null } = dims;
+  const pinned = pinnedIndex(state, count, labels);
   switch (action.type) {
     case "pin":
       return { ...state, token: clamp(action.token, 0, Math.max(0, count - 1)), preview: null };

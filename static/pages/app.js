@@ -44,7 +44,10 @@ async function linkState(detail) {
   note.textContent = cut
     ? `The link in the address bar keeps only the part of the text the view shows (the last ${result?.tokens.length ?? "few thousand characters"}${result ? " tokens" : ""}), not the whole text.`
     : "";
-  return { ...detail, text };
+  // The pinned token as a word ("said#2") when the view found one that names it: a link that
+  // still means the same token if an author edits the text around it.
+  const token = !cut && detail.word ? detail.word : detail.token;
+  return { ...detail, text, token };
 }
 
 // Typing writes the URL once per pause, not per key: keystrokes stay tokenize + run + draw,
