@@ -19,7 +19,7 @@ import { STATE_KEYS, resolve, reduce, toAttributes, pinnedIndex } from "./state.
 import { liveRun, goldenRun, emptyRun, toResult } from "./runs.js";
 import { buildShell, buildUI } from "./skeleton.js";
 import { Renderer, viewModel, paintStatus } from "./renderer.js";
-import { wireEvents } from "./events.js";
+import { wireEvents, wirePageKeys } from "./events.js";
 import { addExportBar } from "./export-bar.js";
 import { storyRanking } from "./story.js";
 import { wordsOf, wordSpec } from "./words.js";
@@ -191,6 +191,7 @@ export class Controller {
       cursor: () => this.renderer.cursor,
       mathOpened: () => this.vm && this.renderer.renderMath(this.vm),
     });
+    wirePageKeys(this.host, (action) => this.act(action));
   }
 
   fail(err, what = "load the model") {

@@ -5,6 +5,43 @@
 import { KEY_ACTIONS } from "./state.js";
 import { cellAt } from "./heatmap-axes.js";
 
+// --- keys anywhere on the page ------------------------------------------------------------
+// ←/→, Home/End, H, L, V also work with focus outside every view (on the page's body, a link,
+// a heading), except in text fields. They go to the view the reader last clicked or focused;
+// with no such view, to the page's only view; with several and none chosen, nowhere.
+
+const pageViews = new Map(); // host element -> act(action)
+let lastActive = null;
+
+function isTextField(node) {
+  return node instanceof Element && (node.matches("input, textarea, select") || node.isContentEditable);
+}
+
+function pageKey(e) {
+  if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
+  const action = KEY_ACTIONS[e.key];
+  if (!action) return;
+  const path = e.composedPath();
+  if (path.some((n) => pageViews.has(n))) return; // inside a view: its own listener answers
+  if (path.some(isTextField)) return;
+  const live = [...pageViews.keys()].filter((host) => host.isConnected && host.result);
+  const host = live.includes(lastActive) ? lastActive : live.length === 1 ? live[0] : null;
+  if (!host) return;
+  e.preventDefault();
+  pageViews.get(host)(action);
+}
+
+/** Lets the page's keys reach `host` (see above); the document listener is added once. */
+export function wirePageKeys(host, act) {
+  if (pageViews.size === 0) document.addEventListener("keydown", pageKey);
+  if (!pageViews.has(host)) {
+    const mark = () => { lastActive = host; };
+    host.addEventListener("pointerdown", mark);
+    host.addEventListener("focusin", mark);
+  }
+  pageViews.set(host, act);
+}
+
 /**
  * @param {object} r  the UI's element references (skeleton.js buildUI)
  * @param {{act: (action: object, opts?: {focusChip?: boolean}) => void,
