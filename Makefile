@@ -14,8 +14,9 @@ PORT      ?= 8000
 # The built site: a folder of its own (setuptools writes build/ on `pip install .`).
 SITE      := _site
 DESCRIPTION ?= Alice's Adventures in Wonderland by Lewis Carroll (Project Gutenberg \#11), last 10% held out; eleven companion books train only
-# The default view: layer 2 head 3 at «said» (README, "The default view"). Heads carry no order,
-# so layer 2's are renumbered to put the head this story is about where the chapter names it.
+# Heads carry no order: HEAD_ORDER="2:3,1,2,4" renumbers layer 2's at export so that the head a
+# story is about sits where the chapter names it. The shipped model needs none (README, "The
+# default view"): its speaker head already is layer 2, head 3.
 HEAD_ORDER ?=
 SUDO      := $(if $(filter 0,$(shell id -u)),,sudo)
 

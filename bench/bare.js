@@ -5,6 +5,7 @@ import * as ort from "../static/vendor/ort.wasm.min.mjs";
 import { Tokenizer } from "../static/vendor/tokenizers.min.mjs";
 
 ort.env.wasm.numThreads = 1;
+ort.env.logLevel = "error";  // as the widget: head_mask's default is on purpose
 const folder = "../static/model/";
 const text = new URLSearchParams(location.search).get("text") || "The Queen said";
 

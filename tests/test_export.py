@@ -91,6 +91,8 @@ def test_meta_records_metrics(meta):
     m = meta["metrics"]
     assert 0 < m["heldout_bpc"] < 8
     assert set(m["baselines_bpc"]) == {"gzip-9", "xz", "bzip2"}
+    # Nothing measured on the exporting machine's float path: a re-export elsewhere must agree.
+    assert not [k for k in m if "parity" in k or "export_seconds" in k]
     assert meta["n_params"] == sum(p.numel() for p in model_from_checkpoint(load_checkpoint(CKPT), CKPT).parameters())
 
 

@@ -32,7 +32,7 @@ def targets(meta: dict, heldout_bpc: float, baselines: dict[str, float]) -> str:
         rows.append((f"default view L{d['layer']}H{d['head']}: weight on the top token", f"{d['top_weight']:.2f}",
                      ">= 0.6", ">= 0.88"))
         s = d["sentence_set"]
-        rows.append(("same behaviour on the sentence set", f"{s['agree']}/{s['total']} = {s['share']:.0%}",
+        rows.append(("same behaviour on the sentence set", f"{s['agree']}/{s['total']} = {s['share']:.1%}",
                      ">= 60%", ">= 80%"))
     for key, aim in (("previous_token", ">= 0.8"), ("induction", ">= 0.3")):
         h = best(key)

@@ -188,6 +188,9 @@ function loadOrt() {
   ortPromise ??= import(url).then((ort) => {
     // One thread: faster on small machines at this size, and needs no COOP/COEP headers.
     ort.env.wasm.numThreads = 1;
+    // The graph's optional head_mask input is an initializer with a default (docs/model-files.md);
+    // onnxruntime warns about that on every session, as a console error. It is on purpose.
+    ort.env.logLevel = "error";
     if (attempt) {
       // The failed wasm answer may sit in the HTTP cache (a 404 sent with cache headers, a
       // truncated file): ask for it under a URL no cache has seen. The name is the one wasm
