@@ -11,7 +11,7 @@ const text = new URLSearchParams(location.search).get("text") || "The Queen said
 
 const [tokenizer, session] = await Promise.all([
   fetch(folder + "tokenizer.json").then((r) => r.json()).then((j) => new Tokenizer(j, {})),
-  ort.InferenceSession.create(folder + "model.onnx", { executionProviders: ["wasm"] }),
+  ort.InferenceSession.create(folder + "model.onnx", { executionProviders: ["wasm"], logSeverityLevel: 3 }),
 ]);
 
 function tensor(ids) {

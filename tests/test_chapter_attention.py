@@ -113,7 +113,12 @@ def test_live_claims_follow_the_numbers_and_the_second_view_waits(page, site_url
     assert claim("masked").startswith(f"In the first view's head, {masked:,} of the {T * T:,} weights are exactly 0")
 
     scores = reference.run(ids)["scores"][layer - 1, head - 1, q, : q + 1].astype(float)
-    m = re.search(r"divided by √\d+ they run from (\S+) to (\S+), ", claim("scale"))
+    positions = meta.get("positions", {"scheme": "learned"})
+    if positions["scheme"] == "alibi":  # the sentence reports q·k/√d, before the distance bias
+        slope = positions["slopes"][layer - 1][head - 1]
+        scores = scores + slope * (q - np.arange(q + 1))
+        assert f"takes {slope:.2f} off per token of distance" in claim("scale")
+    m = re.search(r"divided by √\d+ they run from (\S+) to ([^,;\s]+)[,;] ", claim("scale"))
     num = lambda s: float(s.replace("\u2212", "-"))  # noqa: E731
     assert abs(num(m.group(1)) - scores.min()) <= 0.005 + 1e-5 and abs(num(m.group(2)) - scores.max()) <= 0.005 + 1e-5
 

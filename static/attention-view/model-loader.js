@@ -189,7 +189,8 @@ function loadOrt() {
     // One thread: faster on small machines at this size, and needs no COOP/COEP headers.
     ort.env.wasm.numThreads = 1;
     // The graph's optional head_mask input is an initializer with a default (docs/model-files.md);
-    // onnxruntime warns about that on every session, as a console error. It is on purpose.
+    // onnxruntime warns about that when it loads the graph, as a console error. It is on purpose
+    // (the session options below raise the threshold too: that warning comes from the session).
     ort.env.logLevel = "error";
     if (attempt) {
       // The failed wasm answer may sit in the HTTP cache (a 404 sent with cache headers, a
@@ -265,7 +266,7 @@ export function loadModel(folder) {
     // the runtime module and the verified model bytes are in; the tokenizer loads beside it.
     const bytes = verified(folder, "model.onnx", e, counter(folder, e, "model.onnx"));
     const session = Promise.all([loadOrt(), bytes]).then(([ort, b]) =>
-      ort.InferenceSession.create(b, { executionProviders: ["wasm"] }).catch((err) => {
+      ort.InferenceSession.create(b, { executionProviders: ["wasm"], logSeverityLevel: 3 }).catch((err) => {
         if (ortPromise) {
           ortPromise = null; // this instance may keep its failure: the next attempt starts afresh
           ortAttempt++;
