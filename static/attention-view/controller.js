@@ -21,6 +21,7 @@ import { buildShell, buildUI } from "./skeleton.js";
 import { Renderer, viewModel, paintStatus } from "./renderer.js";
 import { wireEvents, wirePageKeys } from "./events.js";
 import { addExportBar } from "./export-bar.js";
+import { addEmbedMenu } from "./embed-menu.js";
 import { storyRanking } from "./story.js";
 import { wordsOf, wordSpec } from "./words.js";
 
@@ -184,7 +185,8 @@ export class Controller {
     this.refs.ui.replaceChildren();
     const r = buildUI(this.refs, { nLayer: meta.config.n_layer, nHead: meta.config.n_head });
     this.renderer = new Renderer(r);
-    addExportBar(this.host, r);
+    const bar = addExportBar(this.host, r);
+    this.embedMenu = addEmbedMenu(this.host, r, bar);
     wireEvents(r, {
       act: (action, opts) => this.act(action, opts),
       heatmapSize: () => this.run?.out?.T ?? 0,

@@ -13,14 +13,14 @@ const KINDS = [
 
 const TYPES = { svg: "image/svg+xml", json: "application/json" };
 
-/** Adds the toolbar under the row's explanation; `view` is the element. */
+/** Adds the toolbar under the row's explanation; `view` is the element. Returns the bar. */
 export function addExportBar(view, refs) {
   const note = h("span.export-note", { role: "status" });
   const buttons = KINDS.map(({ kind, title }) =>
     h("button.export-button", { type: "button", "data-export": kind, title, text: kind.toUpperCase() }));
   const bar = h("div.export", { role: "group", "aria-label": "Download this view" },
     h("span.export-label", { text: "Download" }), ...buttons, note);
-  refs.explain.after(bar);
+  (refs.story ?? refs.explain).after(bar); // under the row's sentence and "Find the story"
   bar.addEventListener("click", (event) => {
     const button = event.target.closest("button[data-export]");
     if (button) exportView(view, button.dataset.export, note);

@@ -50,7 +50,7 @@ export function buildUI(r, { nLayer, nHead }) {
   r.storyFind = h("button.story-button", { type: "button", text: "Find the story" });
   r.storyNext = h("button.story-button", { type: "button", text: "Next \u203a", "aria-label": "Next most decisive row" });
   r.storyText = h("span.story-text", { "aria-live": "polite" });
-  const story = h("p.story", {}, r.storyFind, r.storyNext, r.storyText);
+  const story = (r.story = h("p.story", {}, r.storyFind, r.storyNext, r.storyText));
   const rowPanel = h("section.panel.row-panel", {}, r.rowTitle, r.chips,
     h("p.row-meta", {}, r.sum, h("span.legend-box", {}, scales, r.legend)), r.explain, story);
 

@@ -25,3 +25,15 @@ function linkFullPage() {
 }
 linkFullPage();
 view.addEventListener("change", linkFullPage);
+
+// Tell the parent page how tall the content is, so that it can size the iframe to fit (the
+// README's five-line listener does). On load and on every change of size; "*" because the
+// message holds nothing private and the embedding page may be on any origin.
+function postHeight() {
+  if (parent === window) return;
+  const box = document.body.getBoundingClientRect();
+  const height = Math.ceil(box.bottom + window.scrollY + parseFloat(getComputedStyle(document.body).marginBottom));
+  parent.postMessage({ type: "attention-view:height", height }, "*");
+}
+new ResizeObserver(postHeight).observe(document.body);
+addEventListener("load", postHeight);

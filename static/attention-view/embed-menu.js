@@ -1,0 +1,84 @@
+// "Copy embed code": the three ways to put exactly the view on screen into another page (the
+// README's "Embed it in a course chapter"): a script tag + element, an iframe of embed.html,
+// and this site's jinja2 macro call. The asset base is where this very module was served from
+// (two folders up is the built site's root), so a snippet copied from the live page points
+// at the live site, wherever that is hosted. Snippets are shown as focusable <pre> blocks (not
+// text boxes: the view's one text box is the sentence) and copied on request.
+
+import { h } from "./dom.js";
+import { wordsOf, wordSpec } from "./words.js";
+
+const SITE_ROOT = new URL("../../", import.meta.url).href;
+
+function attr(value) {
+  return String(value).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** The state a snippet reproduces: the pinned token as a word when a word names it. */
+export function embedState(result) {
+  const word = result.token >= 0 ? wordSpec(wordsOf(result.tokens), result.token) : null;
+  return {
+    text: result.text, layer: result.layer, head: result.head,
+    token: word ?? result.token, view: result.view, scale: result.scale ?? "share",
+  };
+}
+
+/** {script, iframe, jinja} snippets for `result`, with assets under `root` (ends with "/"). */
+export function snippets(result, root = SITE_ROOT) {
+  const s = embedState(result);
+  const keys = ["text", "layer", "head", "token", "view", "scale"];
+  const attrs = keys.map((k) => `${k}="${attr(s[k])}"`).join(" ");
+  const script = `<script type="module" src="${attr(root)}static/attention-view.js"></script>\n` +
+    `<attention-view ${attrs}>\n  <p>A live attention view: it needs JavaScript and WebAssembly.</p>\n</attention-view>`;
+  const query = keys.map((k) => `${k}=${encodeURIComponent(String(s[k]))}`).join("&");
+  const iframe = `<iframe src="${attr(`${root}embed.html?${query}`)}"\n` +
+    `        width="100%" height="720" loading="lazy" title="Live attention view"\n` +
+    `        style="border: 1px solid #ccc; border-radius: 8px"></iframe>`;
+  // JSON string literals are valid jinja2 string literals (same escapes).
+  const arg = (k) => (typeof s[k] === "number" ? String(s[k]) : JSON.stringify(s[k]));
+  const jinja = `{{ attention_view(${keys.map((k) => `${k}=${arg(k)}`).join(", ")}) }}`;
+  return { script, iframe, jinja };
+}
+
+const KINDS = [
+  ["script", "Script tag (any page)"],
+  ["iframe", "Iframe (no scripts allowed)"],
+  ["jinja", "Jinja2 macro (this site's chapters)"],
+];
+
+/** Adds the menu under the export bar; `view` is the element. */
+export function addEmbedMenu(view, refs, after) {
+  const boxes = {};
+  const note = h("span.embed-note", { role: "status" });
+  const items = KINDS.map(([kind, label]) => {
+    const box = (boxes[kind] = h("pre.embed-code", { tabindex: "0", "data-kind": kind, "aria-label": label }));
+    const copy = h("button.export-button", { type: "button", "data-copy": kind, text: "Copy" });
+    copy.addEventListener("click", () => copyText(box, note, label));
+    return h("div.embed-item", {}, h("div.embed-head", {}, h("span", { text: label }), copy), box);
+  });
+  const menu = h("details.embed-menu", {}, h("summary", { text: "Copy embed code" }),
+    h("p.embed-intro", { text: "Exactly this view (text, layer, head, token, view, colour scale), with the files served from this site." }),
+    ...items, note);
+  after.after(menu);
+  const fill = () => {
+    const result = view.result;
+    if (!menu.open || !result) return;
+    const code = snippets(result);
+    for (const [kind] of KINDS) if (boxes[kind].textContent !== code[kind]) boxes[kind].textContent = code[kind];
+  };
+  menu.addEventListener("toggle", fill);
+  // Only while open: a closed menu costs the keystroke nothing.
+  view.addEventListener("change", () => menu.open && view.ready.then(fill, () => {}));
+  return { menu, fill };
+}
+
+async function copyText(box, note, label) {
+  getSelection().selectAllChildren(box);
+  try {
+    await navigator.clipboard.writeText(box.textContent);
+    note.textContent = `Copied: ${label}.`;
+  } catch {
+    // No clipboard permission (an insecure context, an iframe): the text is selected instead.
+    note.textContent = "Selected: press Ctrl+C (\u2318C) to copy.";
+  }
+}

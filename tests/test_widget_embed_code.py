@@ -1,0 +1,120 @@
+"""Author tools (issue 9): "Copy embed code" gives a script-tag snippet, an iframe snippet and
+a jinja2 macro call that, pasted into a fresh page, reproduce the view on screen (the same
+`result`); embed.html posts its height, and the README's listener sizes the frame to it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser import ROOT, serve
+
+from conftest import view_result, wait_live, watched_page
+
+pytestmark = pytest.mark.browser
+
+TEXT = 'Alice said "yes" & then the Queen said <no>.'
+SHADOW = 'document.querySelector("attention-view").shadowRoot'
+
+
+@pytest.fixture(scope="module")
+def server(built_site, tmp_path_factory):
+    blog = tmp_path_factory.mktemp("blog")
+    srv = serve({"/": built_site, "/blog/": blog})
+    yield srv.url, blog
+    srv.shutdown()
+
+
+def fresh(blog, name, head, body):
+    (blog / name).write_text(f'<!doctype html><html><head><meta charset="utf-8">{head}</head><body>{body}</body></html>',
+                             encoding="utf-8")
+
+
+def same_view(a, b):
+    keys = ["text", "token", "layer", "head", "view", "scale"]
+    assert [a[k] for k in keys] == [b[k] for k in keys]
+    assert [t["id"] for t in a["tokens"]] == [t["id"] for t in b["tokens"]]
+    assert a["attention"] == b["attention"]
+
+
+def readme_listener() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```js\n(.*?)```", text, re.S)
+    return next(b for b in blocks if "attention-view:height" in b)
+
+
+def test_snippets_reproduce_the_view(browser, server):
+    url, blog = server
+    context = browser.new_context()
+    page = watched_page(context)
+    try:
+        page.goto(f"{url}/index.html")
+        wait_live(page)
+        page.evaluate("""(t) => { const el = document.querySelector("attention-view");
+          el.setAttribute("text", t); el.setAttribute("token", "said#2"); el.setAttribute("layer", "1");
+          el.setAttribute("head", "2"); el.setAttribute("scale", "relative"); }""", TEXT)
+        want = view_result(page)
+        page.locator("attention-view .embed-menu summary").click()
+        code = page.evaluate(f"""() => Object.fromEntries([...{SHADOW}.querySelectorAll(".embed-code")]
+          .map((t) => [t.dataset.kind, t.textContent]))""")
+        assert 'token="said#2"' in code["script"] and 'scale="relative"' in code["script"]
+        assert f'src="{url}/static/attention-view.js"' in code["script"]
+        assert code["jinja"].startswith("{{ attention_view(text=") and 'token="said#2"' in code["jinja"]
+
+        fresh(blog, "script.html", "", code["script"])
+        other = watched_page(context)
+        other.goto(f"{url}/blog/script.html")
+        wait_live(other)
+        same_view(view_result(other), want)
+
+        fresh(blog, "iframe.html", "", code["iframe"])
+        other.goto(f"{url}/blog/iframe.html")
+        frame = other.frame_locator("iframe")
+        frame.locator("attention-view[data-status=live]").wait_for(state="attached", timeout=60_000)
+        inner = next(f for f in other.frames if f.url.startswith(f"{url}/embed.html"))
+        same_view(view_result(inner), want)
+
+        from jinja2 import Environment, FileSystemLoader
+
+        env = Environment(loader=FileSystemLoader(str(ROOT / "site" / "templates")), autoescape=True)
+        env.globals["live_view_modules"] = []
+        html = env.from_string('{% from "_macros.html" import attention_view, attention_view_head %}'
+                               "<!doctype html><html><head><meta charset='utf-8'>{{ attention_view_head(root) }}</head>"
+                               "<body>" + code["jinja"] + "</body></html>").render(root=f"{url}/")
+        (blog / "macro.html").write_text(html, encoding="utf-8")
+        other.goto(f"{url}/blog/macro.html")
+        wait_live(other)
+        same_view(view_result(other), want)
+        assert not page.page_errors and not other.page_errors
+    finally:
+        context.close()
+
+
+def test_iframe_resizes_to_its_content(browser, server):
+    url, blog = server
+    listener = readme_listener()
+    assert len(listener.strip().splitlines()) == 5
+    fresh(blog, "resize.html", "",
+          '<h1>A chapter</h1><iframe src="/embed.html?text=The%20cat%20sat&token=-1" width="100%" height="300" '
+          f'title="Live attention view"></iframe><p>After the frame.</p><script>{listener}</script>')
+    context = browser.new_context(viewport={"width": 900, "height": 700})
+    page = watched_page(context)
+    try:
+        page.goto(f"{url}/blog/resize.html")
+        page.frame_locator("iframe").locator("attention-view[data-status=live]").wait_for(state="attached", timeout=60_000)
+        frame = next(f for f in page.frames if "/embed.html" in f.url)
+        # The frame's own content height, then the iframe once the last message has landed.
+        page.wait_for_function("""() => {
+          const f = document.querySelector("iframe"), d = f.contentDocument;
+          const b = d.body.getBoundingClientRect(), mb = parseFloat(getComputedStyle(d.body).marginBottom);
+          return f.style.height !== "" && Math.abs(f.clientHeight - Math.ceil(b.bottom + f.contentWindow.scrollY + mb)) <= 1;
+        }""", timeout=30_000)
+        height = page.evaluate("() => document.querySelector('iframe').clientHeight")
+        assert height > 300
+        # Nothing left to scroll inside the frame, and the link out is at the top.
+        inner = frame.evaluate("() => [document.documentElement.scrollHeight, document.documentElement.clientHeight]")
+        assert inner[0] <= inner[1] + 1
+        top = frame.evaluate("() => document.querySelector('a.embed-full').getBoundingClientRect().top")
+        assert 0 <= top < 60
+    finally:
+        context.close()
