@@ -180,8 +180,21 @@ def test_math_and_predictions_show_the_model_numbers(reused_live_page, meta):
     scores = r["scores"][layer - 1][head - 1][q]
     weights = r["attention"][layer - 1][head - 1][q]
     num = lambda s: float(s.replace("\u2212", "-"))  # noqa: E731
+    positions = meta.get("positions") or {}
+    alibi = positions.get("scheme") == "alibi"
     for k in range(len(r["tokens"])):
         cells = rows.nth(k).locator("td").all_text_contents()
+        if alibi:
+            # q·k/√d, the distance bias −slope·(q−k), the score softmax saw, the weight.
+            if k > q:
+                assert cells == ["\u2212\u221e", "", "\u2212\u221e", "0"]
+                continue
+            bias = -positions["slopes"][layer - 1][head - 1] * (q - k)
+            assert abs(num(cells[0]) - (scores[k] - bias)) <= 5e-5 + 1e-9
+            assert abs(num(cells[1]) - bias) <= 5e-5 + 1e-9  # 4 decimals: a half-way value rounds either way
+            assert abs(num(cells[2]) - scores[k]) <= 5e-5 + 1e-9
+            assert abs(float(cells[3].split()[0]) - weights[k]) <= 5e-7
+            continue
         if k > q:
             assert cells == ["\u2212\u221e", "\u2212\u221e", "0"]
             continue
