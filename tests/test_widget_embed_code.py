@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser import ROOT, serve
 
+from browser import ROOT, serve
 from conftest import view_result, wait_live, watched_page
 
 pytestmark = pytest.mark.browser
@@ -54,7 +54,7 @@ def test_snippets_reproduce_the_view(browser, server):
           el.setAttribute("text", t); el.setAttribute("token", "said#2"); el.setAttribute("layer", "1");
           el.setAttribute("head", "2"); el.setAttribute("scale", "relative"); }""", TEXT)
         want = view_result(page)
-        page.locator("attention-view .embed-menu summary").click()
+        page.locator("attention-view .embed-toggle").click()
         code = page.evaluate(f"""() => Object.fromEntries([...{SHADOW}.querySelectorAll(".embed-code")]
           .map((t) => [t.dataset.kind, t.textContent]))""")
         assert 'token="said#2"' in code["script"] and 'scale="relative"' in code["script"]

@@ -11,8 +11,8 @@ import json
 import shutil
 
 import pytest
-from browser import ROOT, build_site, serve_dir
 
+from browser import ROOT, build_site, serve_dir
 from conftest import view_result, wait_live, watched_page
 
 pytestmark = pytest.mark.browser

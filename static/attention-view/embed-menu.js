@@ -56,19 +56,29 @@ export function addEmbedMenu(view, refs, after) {
     copy.addEventListener("click", () => copyText(box, note, label));
     return h("div.embed-item", {}, h("div.embed-head", {}, h("span", { text: label }), copy), box);
   });
-  const menu = h("details.embed-menu", {}, h("summary", { text: "Copy embed code" }),
+  // A disclosure button, not <details>: the view's one <details> is "Show the math".
+  const toggle = h("button.embed-toggle", { type: "button", "aria-expanded": "false", text: "Copy embed code" });
+  const panel = h("div.embed-panel", { hidden: true },
     h("p.embed-intro", { text: "Exactly this view (text, layer, head, token, view, colour scale), with the files served from this site." }),
     ...items, note);
+  const menu = h("div.embed-menu", {}, toggle, panel);
+  panel.id = "embed-panel";
+  toggle.setAttribute("aria-controls", panel.id);
   after.after(menu);
+  const isOpen = () => !panel.hidden;
   const fill = () => {
     const result = view.result;
-    if (!menu.open || !result) return;
+    if (!isOpen() || !result) return;
     const code = snippets(result);
     for (const [kind] of KINDS) if (boxes[kind].textContent !== code[kind]) boxes[kind].textContent = code[kind];
   };
-  menu.addEventListener("toggle", fill);
+  toggle.addEventListener("click", () => {
+    panel.hidden = isOpen();
+    toggle.setAttribute("aria-expanded", String(isOpen()));
+    fill();
+  });
   // Only while open: a closed menu costs the keystroke nothing.
-  view.addEventListener("change", () => menu.open && view.ready.then(fill, () => {}));
+  view.addEventListener("change", () => isOpen() && view.ready.then(fill, () => {}));
   return { menu, fill };
 }
 
