@@ -20,7 +20,7 @@ DESCRIPTION ?= Alice's Adventures in Wonderland by Lewis Carroll (Project Gutenb
 HEAD_ORDER ?=
 SUDO      := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: serve test site model train export bench eval clean corpus lint
+.PHONY: serve test site model train export bench eval clean corpus lint screenshot
 
 serve: site
 	@echo "Serving the live page at http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
@@ -53,6 +53,10 @@ lint: $(VENV)
 
 bench: site $(CHROMIUM)
 	$(PY) bench/run.py
+
+# docs/screenshot.png (shown at the top of the README) from a fresh build in headless Chromium.
+screenshot: $(VENV) $(NODE) $(CHROMIUM)
+	$(PY) bench/screenshot.py
 
 $(VENV): pyproject.toml
 	python3 -m venv .venv

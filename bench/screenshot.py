@@ -1,0 +1,47 @@
+"""`make screenshot`: docs/screenshot.png, the live page as a reader first sees it (1280 px wide,
+light mode, the default view on the live model), taken with the suite's own Chromium and
+server setup (tests/browser.py) from a fresh build, so the README's picture is never drawn by
+hand and never older than the code that draws the page."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from browser import ROOT, build_site, launch, serve_dir  # noqa: E402
+
+OUT = ROOT / "docs" / "screenshot.png"
+
+
+def main() -> int:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        url, server = serve_dir(build_site(Path(tmp) / "site"))
+        try:
+            with sync_playwright() as pw:
+                browser = launch(pw)
+                context = browser.new_context(viewport={"width": 1280, "height": 1000}, color_scheme="light",
+                                              reduced_motion="reduce", device_scale_factor=1)
+                page = context.new_page()
+                page.goto(f"{url}/index.html")
+                page.wait_for_selector("attention-view[data-status=live]", state="attached", timeout=120_000)
+                page.evaluate("() => document.querySelector('attention-view').ready")
+                page.mouse.move(0, 0)
+                view = page.locator("attention-view")
+                box = view.bounding_box()
+                # The page's header and the view down to the end of its heatmap panel.
+                page.screenshot(path=str(OUT), clip={"x": 0, "y": 0, "width": 1280, "height": min(1400, box["y"] + box["height"])},
+                                full_page=True)
+                browser.close()
+        finally:
+            server.shutdown()
+    print(f"wrote {OUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
