@@ -27,7 +27,7 @@ def open_view(page, **attrs):
 
 
 def axis_labels(page, axis: str):
-    return page.evaluate(f"""() => [...{SHADOW}.querySelectorAll(".axis-{axis} .axis-label")]
+    return page.evaluate(f"""() => [...{SHADOW}.querySelectorAll(".axis-{axis} .axis-label:not([hidden])")]
       .map((s) => ({{ text: s.textContent, title: s.title }}))""")
 
 

@@ -31,14 +31,25 @@ export function buildAxes(frame) {
 }
 
 // Positions a pool of label spans along an axis (percentages of the axis, no layout reads).
+// Spans are reused and only changed texts are written: a keystroke that changes one token
+// then touches one label, not all of them.
 function placeLabels(axis, names, step, T, prop) {
-  const spans = [];
-  for (let i = 0; i < T; i += step) {
-    const span = h("span.axis-label", { title: `${i}: ${names[i]}` , text: names[i] });
-    span.style[prop] = `${((100 * (i + 0.5)) / T).toFixed(3)}%`;
-    spans.push(span);
+  const pool = (axis.pool ??= []);
+  let n = 0;
+  for (let i = 0; i < T; i += step, n++) {
+    let span = pool[n];
+    if (!span) {
+      span = pool[n] = h("span.axis-label");
+      axis.append(span);
+    }
+    if (span.hidden) span.hidden = false;
+    setText(span, names[i]);
+    const title = `${i}: ${names[i]}`;
+    if (span.title !== title) span.title = title;
+    const at = `${((100 * (i + 0.5)) / T).toFixed(3)}%`;
+    if (span.style[prop] !== at) span.style[prop] = at;
   }
-  axis.replaceChildren(...spans);
+  for (; n < pool.length; n++) if (!pool[n].hidden) pool[n].hidden = true;
 }
 
 /** Rewrites the axis labels, only when the tokens changed (a keystroke that adds none is free). */

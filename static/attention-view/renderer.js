@@ -198,7 +198,7 @@ export class Renderer {
     this.paintPredictions(vm);
     this.paintRoles(vm.meta);
     drawMinis(this.r.minis, vm);
-    drawThumbs(this.r.thumbs, vm);
+    this.deferThumbs(vm);
     drawHeatmap(this.r.heatmap, this.r.heatmapMarker, vm, this.r.heatmapRow0);
     paintAxes(this.r.axes, vm);
     this.cursor.update(vm);
@@ -321,6 +321,25 @@ export class Renderer {
       if (row.scale !== scale) row.fill.style.transform = row.scale = scale;
       setText(row.p, percent(item.p));
     });
+  }
+
+  // The thumbnails (8 × T² pixels) trail a burst of typing by a moment, like the table below:
+  // they are the overview, not what the keystroke is about, and at T = 128 repainting them on
+  // every key cost a few ms of the frame. A pin or head change (same run) repaints at once.
+  deferThumbs(vm) {
+    const t0 = this.r.thumbs[0];
+    if (!t0 || (t0.out === vm.out && t0.scale === vm.state.scale) || !t0.out) {
+      clearTimeout(this.thumbTimer);
+      this.thumbTimer = null;
+      drawThumbs(this.r.thumbs, vm); // same run (only the pressed state) or the very first paint
+      return;
+    }
+    this.thumbPending = vm;
+    if (this.thumbTimer) return;
+    this.thumbTimer = setTimeout(() => {
+      this.thumbTimer = null;
+      drawThumbs(this.r.thumbs, this.thumbPending);
+    }, 120);
   }
 
   // The screen-reader table trails the screen by a moment: laying out its T rows took longer
