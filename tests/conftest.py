@@ -125,6 +125,18 @@ def live_page(page, site_url):
     return page
 
 
+def open_view(page, **attrs):
+    """Set attributes on the page's first <attention-view> and return its live `result` for them."""
+    page.evaluate(
+        """(attrs) => {
+          const el = document.querySelector("attention-view");
+          for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+        }""",
+        attrs,
+    )
+    return view_result(page)
+
+
 def view_result(page, selector: str = "attention-view") -> dict:
     """`element.result` once `element.ready` has resolved (the live numbers for the current text)."""
     import json

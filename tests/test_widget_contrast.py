@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import view_result
+from conftest import open_view
 
 pytestmark = pytest.mark.browser
 
@@ -35,17 +35,6 @@ def stepped_candidates(tab, t: float) -> set:
     """The chips' 32-step colour for palette position t, and its neighbours (float32 rounding)."""
     level = round(t * 31)
     return {tuple(tab[round(j * 255 / 31)]) for j in range(max(0, level - 1), min(31, level + 1) + 1)}
-
-
-def open_view(page, **attrs):
-    page.evaluate(
-        """(attrs) => {
-          const el = document.querySelector("attention-view");
-          for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-        }""",
-        attrs,
-    )
-    return view_result(page)
 
 
 def chips(page):

@@ -7,23 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import view_result
+from conftest import open_view, view_result
 from helpers import synthetic_text
 
 pytestmark = pytest.mark.browser
 
 SHADOW = 'document.querySelector("attention-view").shadowRoot'
-
-
-def open_view(page, **attrs):
-    page.evaluate(
-        """(attrs) => {
-          const el = document.querySelector("attention-view");
-          for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-        }""",
-        attrs,
-    )
-    return view_result(page)
 
 
 def axis_labels(page, axis: str):

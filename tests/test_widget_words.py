@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import pytest
 
-from conftest import view_result, wait_live
+from conftest import open_view, view_result, wait_live
 
 pytestmark = pytest.mark.browser
 
@@ -50,35 +50,24 @@ SENTENCES = [
 ]
 
 
-def set_attrs(page, **attrs):
-    page.evaluate(
-        """(attrs) => {
-          const el = document.querySelector("attention-view");
-          for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-        }""",
-        attrs,
-    )
-    return view_result(page)
-
-
 @pytest.mark.parametrize("text,word", SENTENCES)
 def test_word_tokens_pin_the_right_piece(reused_live_page, reference, text, word):
     page = reused_live_page
-    r = set_attrs(page, text=text, token=f"{word}#2")
+    r = open_view(page, text=text, token=f"{word}#2")
     assert [t["id"] for t in r["tokens"]] == reference.ids(text)
     texts = [t["text"] for t in r["tokens"]]
     assert r["token"] == expected_index(texts, word, 2)
     assert r["token"] != expected_index(texts, word, 1)
-    assert set_attrs(page, token=word)["token"] == expected_index(texts, word, 1)
-    assert set_attrs(page, token="-1")["token"] == len(texts) - 1
-    assert set_attrs(page, token="2")["token"] == 2
+    assert open_view(page, token=word)["token"] == expected_index(texts, word, 1)
+    assert open_view(page, token="-1")["token"] == len(texts) - 1
+    assert open_view(page, token="2")["token"] == 2
     # The element's property answers the same resolved index.
     assert page.evaluate("() => document.querySelector('attention-view').token") == 2
 
 
 def test_pieces_of_one_word_are_joined(reused_live_page):
     page = reused_live_page
-    r = set_attrs(page, text="The Jabberwock whiffled through the tulgey wood", token="-1")
+    r = open_view(page, text="The Jabberwock whiffled through the tulgey wood", token="-1")
     texts = [t["text"] for t in r["tokens"]]
     classes = page.evaluate("""() => [...document.querySelector("attention-view").shadowRoot
       .querySelectorAll(".chip")].map((c) => c.className)""")

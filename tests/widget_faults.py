@@ -11,21 +11,18 @@ from __future__ import annotations
 import functools
 import hashlib
 import http.server
-import json
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
+from browser import Handler, build_site
+from conftest import view_result  # noqa: F401  (the widget tests import it from here)
+
 ROOT = Path(__file__).resolve().parent.parent
 MODEL_DIR = ROOT / "static" / "model"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
-         ".json": "application/json", ".html": "text/html; charset=utf-8", ".css": "text/css",
+# The suite's one copy of the content types a static host must send (tests/browser.py).
+TYPES = {**Handler.extensions_map, ".html": "text/html; charset=utf-8", ".css": "text/css",
          ".onnx": "application/octet-stream", ".svg": "image/svg+xml"}
 
 
@@ -136,9 +133,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 @pytest.fixture(scope="session")
 def widget_site(tmp_path_factory) -> Path:
     """The site as `make site` builds it, in a temp folder of its own."""
-    out = tmp_path_factory.mktemp("widget-site") / "site"
-    subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(out)], check=True)
-    return out
+    return build_site(tmp_path_factory.mktemp("widget-site") / "site")
 
 
 @pytest.fixture(scope="session")
@@ -157,22 +152,9 @@ def faults(fault_server):
 
 
 @pytest.fixture(scope="session")
-def widget_browser(request):
-    """The suite's browser (conftest.py `browser`) when there is one: a process can run only
-    one sync Playwright at a time. Else Debian's chromium, launched here."""
-    try:
-        shared = request.getfixturevalue("browser")
-    except pytest.FixtureLookupError:
-        shared = None
-    if shared is not None:
-        yield shared
-        return
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+def widget_browser(browser):
+    """The suite's one browser (conftest.py): a process can run only one sync Playwright."""
+    return browser
 
 
 @pytest.fixture
@@ -210,19 +192,6 @@ def status_text(page) -> str:
 
 def click_retry(page):
     page.locator("attention-view .retry").click()
-
-
-def view_result(page, selector: str = "attention-view") -> dict:
-    """`element.result` after `element.ready` (as JSON, -Infinity as a marker)."""
-    text = page.evaluate(
-        """async (sel) => {
-          const el = document.querySelector(sel);
-          await el.ready;
-          return JSON.stringify(el.result, (k, v) => (v === -Infinity ? "__-inf__" : v));
-        }""",
-        selector,
-    )
-    return json.loads(text.replace('"__-inf__"', "-Infinity"))
 
 
 class Reference:
