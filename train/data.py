@@ -55,7 +55,8 @@ def _read_text(path: Path, role: str) -> tuple[bytes, str, bool]:
     """(raw bytes, cleaned text, Gutenberg boilerplate removed?) with one clear error per problem."""
     path = Path(path)
     if not path.exists():
-        raise UserError(f"{role} {path} does not exist. Pass a UTF-8 text file.")
+        hint = " (`make corpus` downloads the training texts into corpus/)" if role == "corpus" else ""
+        raise UserError(f"{role} {path} does not exist. Pass a UTF-8 text file{hint}.")
     if not path.is_file():
         kind = "a folder" if path.is_dir() else "not a regular file"
         raise UserError(f"{role} {path} is {kind}. Pass a UTF-8 text file.")
