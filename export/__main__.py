@@ -12,7 +12,7 @@ import numpy as np
 import onnx
 
 from export.golden import golden_outputs
-from export.heads import measure_heads, ort_run
+from export.heads import measure_model, ort_run
 from export.parity import ParityError, check_parity, session_for
 from export.story import load_sentences, said_evidence
 from export.to_onnx import OPSET, expected_axes, export_onnx_bytes
@@ -24,9 +24,7 @@ from train.tokenizer import load_tokenizer_json
 
 MAX_MODEL_BYTES = 1_300_000  # the page's download budget for the graph
 DEFAULT_TEXT = "The Queen turned round and said"
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-PROBE_TEXT = HERE / "probe_text.txt"  # our own prose: examples never quote a book into the repo
+ROOT = Path(__file__).resolve().parent.parent
 # The default view's story is checked on these (export/story.py); the two-name set measures
 # what the same head does when a second name stands between the speaker and «said».
 SAID_SENTENCES = ROOT / "tests" / "data" / "speaker_sentences.tsv"
@@ -65,9 +63,9 @@ def positions_meta(model) -> dict:
             "standard_slopes": alibi_slopes(model.cfg.n_head)}
 
 
-def build_artifacts(ckpt: dict, ckpt_path: Path, text: str, layer: int, head: int, description: str,
-                    heldout_text: str, head_order: str = "") -> tuple[dict[str, bytes], dict]:
-    model = model_from_checkpoint(ckpt, ckpt_path)
+def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str, layer: int, head: int, description: str,
+                    heldout_text: str, head_order: str = "") -> dict[str, bytes]:
+    """The four files, from the checkpoint and its model (`model_from_checkpoint`)."""
     cfg = model.cfg
     if not (1 <= layer <= cfg.n_layer and 1 <= head <= cfg.n_head):
         raise UserError(f"default view layer {layer}, head {head} is outside {cfg.n_layer} layers x {cfg.n_head} heads.")
@@ -84,18 +82,16 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, text: str, layer: int, head: in
         raise UserError(f"model.onnx would be {len(onnx_bytes):,} bytes, over the {MAX_MODEL_BYTES:,} budget.")
 
     tokenizer = load_tokenizer_json(ckpt["tokenizer_json"])
-    run = ort_run(session_for(onnx_bytes))
-    counts = np.array(ckpt.get("token_counts") or [])
+    session = session_for(onnx_bytes)
+    run = ort_run(session)
+    counts = ckpt.get("token_counts") or []
     if len(counts) != cfg.vocab_size:
         raise UserError(f"{ckpt_path} records no token counts (trained by an older version). Retrain it.")
-    measured = measure_heads(
-        run, tokenizer.encode(heldout_text).ids, np.nonzero(counts >= 3)[0], cfg.n_layer, cfg.n_head, cfg.n_ctx,
-        decode=lambda ids: tokenizer.decode(ids), encode=lambda t: tokenizer.encode(t).ids,
-        example_ids=tokenizer.encode(PROBE_TEXT.read_text(encoding="utf-8")).ids)
+    measured = measure_model(run, tokenizer, counts, heldout_text, cfg.n_layer, cfg.n_head, cfg.n_ctx)
     story = said_evidence(run, tokenizer, load_sentences(SAID_SENTENCES), layer, head)
     two_names = said_evidence(run, tokenizer, load_sentences(TWO_NAME_SENTENCES), layer, head)
 
-    golden = golden_outputs(onnx_bytes, tokenizer, text)
+    golden = golden_outputs(session, tokenizer, text)
     files = {
         "model.onnx": onnx_bytes,
         "tokenizer.json": ckpt["tokenizer_json"].encode("utf-8"),
@@ -131,7 +127,7 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, text: str, layer: int, head: in
         "onnx": {"opset": opset, "axes": expected_axes(cfg), "optional_inputs": {"head_mask": "all ones"}},
     }
     files["meta.json"] = to_json(meta)
-    return files, {"parity": report, "story": story, "two_names": two_names}
+    return files
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,15 +149,15 @@ def main(argv: list[str] | None = None) -> int:
         ckpt = load_checkpoint(Path(ns.checkpoint))
         if ckpt.get("resumable"):
             raise UserError(f"{ns.checkpoint} is an interrupted run; finish it with `python -m train --resume` first.")
-        model_from_checkpoint(ckpt, Path(ns.checkpoint))  # weights, config and tokenizer fit together
+        model = model_from_checkpoint(ckpt, Path(ns.checkpoint))  # weights, config and tokenizer fit together
         ensure_writable_dir(out)  # fail before minutes of work, not after
         corpus = read_corpus(Path(ns.corpus))
         c = ckpt["corpus"]
         if corpus.sha256 != c["sha256"]:
             raise UserError(f"{ns.corpus} is not the text {ns.checkpoint} was trained on (sha256 differs).")
         description = ns.corpus_description or f"{c['name']} ({c['chars']:,} characters)"
-        files, _ = build_artifacts(ckpt, Path(ns.checkpoint), ns.text, ns.layer, ns.head, description,
-                                   corpus.heldout_text, ns.head_order)
+        files = build_artifacts(ckpt, Path(ns.checkpoint), model, ns.text, ns.layer, ns.head, description,
+                                corpus.heldout_text, ns.head_order)
         for name, data in files.items():  # meta.json last: it vouches for the others
             atomic_write_bytes(out / name, data)
     except UserError as exc:

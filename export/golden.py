@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from export.parity import session_for
 from export.to_onnx import INPUT, OUTPUTS
 
 TOP_K = 5
@@ -24,9 +23,10 @@ def _nested(array: np.ndarray) -> list:
     return [_nested(a) for a in array]
 
 
-def golden_outputs(onnx_bytes: bytes, tokenizer, text: str) -> dict:
+def golden_outputs(session, tokenizer, text: str) -> dict:
+    """`session`: an onnxruntime session of model.onnx (export/parity.py `session_for`)."""
     ids = tokenizer.encode(text).ids
-    got = dict(zip(OUTPUTS, session_for(onnx_bytes).run(None, {INPUT: np.array([ids], dtype=np.int64)})))
+    got = dict(zip(OUTPUTS, session.run(None, {INPUT: np.array([ids], dtype=np.int64)})))
     probs = softmax(got["logits"][0])  # [T, V]
     top = []
     for row in probs:

@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
 from export import head_scores as hs
+from export.to_onnx import HEAD_MASK, INPUT
 
 Run = Callable[[np.ndarray, np.ndarray | None], tuple[np.ndarray, np.ndarray]]
 """run(ids [W, T] int64, head_mask [n_layer, n_head] float32 or None)
 -> (logits [W, T, V] float32, attention [W, n_layer, n_head, T, T] float32)"""
 
-HEAD_MASK = "head_mask"
+# Our own prose: examples are searched here, so that no sentence of a book is ever committed.
+PROBE_TEXT = Path(__file__).resolve().parent / "probe_text.txt"
 N_SEQUENCES = 64
 N_REPEAT = 63  # 2 x 63 = 126 tokens fit the 128-token context
 MIN_SEEN = 3  # a token seen fewer times in training has an embedding too rough to say anything
@@ -62,7 +65,7 @@ def ort_run(session) -> Run:
             feeds[HEAD_MASK] = np.ones((n_layer, n_head), dtype=np.float32)
         logits, attention = [], []
         for row in ids:
-            lg, att = session.run(outputs, {"input_ids": row[None, :], **feeds})
+            lg, att = session.run(outputs, {INPUT: row[None, :], **feeds})
             logits.append(lg[0])
             attention.append(att)
         return np.stack(logits), np.stack(attention)
@@ -74,10 +77,9 @@ def has_head_mask(session) -> bool:
     return HEAD_MASK in {i.name for i in session.get_inputs()} | {i.name for i in session.get_overridable_initializers()}
 
 
-def seen_tokens(train_ids, min_count: int = MIN_SEEN) -> np.ndarray:
-    """The ids that occur at least `min_count` times in the training ids (for `candidate_ids`)."""
-    ids, counts = np.unique(np.asarray(train_ids, dtype=np.int64), return_counts=True)
-    return ids[counts >= min_count]
+def seen_tokens(token_counts, min_count: int = MIN_SEEN) -> np.ndarray:
+    """The ids seen at least `min_count` times in training (the checkpoint's `token_counts`)."""
+    return np.nonzero(np.asarray(token_counts) >= min_count)[0]
 
 
 def heldout_windows(heldout_ids, n_ctx: int) -> np.ndarray:
@@ -281,3 +283,13 @@ def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: in
         "heldout_loss_nats": round(base_loss, DIGITS),
         "definitions": definitions(n_ctx, len(windows), seed),
     }
+
+
+def measure_model(run: Run, tokenizer, token_counts, heldout_text: str, n_layer: int, n_head: int,
+                  n_ctx: int) -> dict:
+    """`measure_heads` as export runs it (and the tests re-run it): held-out scores, repeated
+    sequences from the tokens seen >= 3 times in training, examples from PROBE_TEXT."""
+    return measure_heads(
+        run, tokenizer.encode(heldout_text).ids, seen_tokens(token_counts), n_layer, n_head, n_ctx,
+        decode=lambda ids: tokenizer.decode(ids), encode=lambda text: tokenizer.encode(text).ids,
+        example_ids=tokenizer.encode(PROBE_TEXT.read_text(encoding="utf-8")).ids)

@@ -13,7 +13,7 @@ import torch
 
 from conftest import MODEL_DIR, ROOT
 from export.golden import golden_outputs
-from export.parity import LENGTHS, ParityError, check_parity
+from export.parity import LENGTHS, ParityError, check_parity, session_for
 from export.to_onnx import expected_axes
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.files import sha256_file
@@ -99,7 +99,7 @@ def test_meta_records_metrics(meta):
 def test_golden_matches_a_fresh_run(meta, onnx_bytes):
     golden = json.loads((MODEL_DIR / "golden.json").read_text())
     tokenizer = load_tokenizer_json((MODEL_DIR / "tokenizer.json").read_text(encoding="utf-8"))
-    fresh = golden_outputs(onnx_bytes, tokenizer, meta["default"]["text"])
+    fresh = golden_outputs(session_for(onnx_bytes), tokenizer, meta["default"]["text"])
     assert golden["ids"] == fresh["ids"] and golden["pieces"] == fresh["pieces"]
     for key in ("attention", "scores"):
         a = np.array(golden[key], dtype=np.float64)  # null -> nan

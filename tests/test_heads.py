@@ -241,7 +241,6 @@ def committed():
     tok = load_tokenizer_json((MODEL_DIR / "tokenizer.json").read_text(encoding="utf-8"))
     meta = json.loads((MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
     session = session_for((MODEL_DIR / "model.onnx").read_bytes())
-    from export.__main__ import PROBE_TEXT
     from train.checkpoint import load_checkpoint
 
     ckpt = load_checkpoint(ROOT / "checkpoints" / "alice.pt")
@@ -251,13 +250,9 @@ def committed():
         held = read_corpus(CORPUS).heldout_text
     else:  # a fresh clone without ../shared: any prose exercises the same code
         held = FALLBACK_TEXT * 4
-    counts = np.array(ckpt.get("token_counts") or np.bincount(tok.encode(held).ids, minlength=tok.get_vocab_size()))
-    out = heads.measure_heads(
-        heads.ort_run(session), tok.encode(held).ids, np.nonzero(counts >= heads.MIN_SEEN)[0],
-        meta["config"]["n_layer"], meta["config"]["n_head"], meta["config"]["n_ctx"],
-        decode=lambda ids: tok.decode(ids), encode=lambda text: tok.encode(text).ids,
-        ablation=heads.has_head_mask(session),
-        example_ids=tok.encode(PROBE_TEXT.read_text(encoding="utf-8")).ids)
+    # Exactly what export runs (export/heads.py `measure_model`), on the committed files.
+    out = heads.measure_model(heads.ort_run(session), tok, ckpt["token_counts"], held,
+                              meta["config"]["n_layer"], meta["config"]["n_head"], meta["config"]["n_ctx"])
     return {"out": out, "tok": tok, "session": session, "meta": meta}
 
 

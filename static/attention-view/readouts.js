@@ -185,6 +185,9 @@ export function viewName(state) {
 
 /** The heaviest key of a row as "«Alice» 43%", for the small per-head views. */
 export function strongest(row, query, names) {
-  const [a] = ranked(row, query);
+  // One pass, not a sort: this runs for every strip and thumbnail on every keystroke. Ties go
+  // to the earlier key, as in `ranked`.
+  let a = 0;
+  for (let k = 1; k <= query; k++) if (row[k] > row[a]) a = k;
   return { index: a, text: `\u00ab${names[a]}\u00bb ${wholePercent(row[a])}` };
 }
