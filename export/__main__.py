@@ -124,7 +124,7 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str, layer: int, h
                     "nearer_name_set": {k: two_names[k] for k in ("agree", "total", "share")}},
         "heads": measured["heads"],
         "head_definitions": measured["definitions"],
-        "onnx": {"opset": opset, "axes": expected_axes(cfg), "optional_inputs": {"head_mask": "all ones"}},
+        "onnx": {"opset": opset, "axes": expected_axes(cfg), "inputs": {"head_mask": "required; all ones = every head on"}},
     }
     files["meta.json"] = to_json(meta)
     return files

@@ -45,17 +45,15 @@ SCORE_NAMES = ("previous_token", "self", "first_token", "entropy_bits", "row_max
 def ort_run(session) -> Run:
     """A Run over an onnxruntime session of the browser graph (batch 1: loops over the windows).
 
-    head_mask is passed only when given; a graph that requires it gets all ones (= no ablation)
-    when it is not given."""
+    head_mask None means every head on: the graph requires the input, so it gets all ones."""
     required = {i.name for i in session.get_inputs()}
-    optional = {i.name for i in session.get_overridable_initializers()}
     outputs = ["logits", "attention"]
 
     def run(ids: np.ndarray, head_mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         ids = np.asarray(ids, dtype=np.int64)
         feeds = {}
         if head_mask is not None:
-            if HEAD_MASK not in required | optional:
+            if HEAD_MASK not in required:
                 raise ValueError(
                     f"this ONNX graph has no '{HEAD_MASK}' input (inputs: {sorted(required)}): "
                     "re-export the model with head ablation to measure ablation_nats")
@@ -74,7 +72,7 @@ def ort_run(session) -> Run:
 
 
 def has_head_mask(session) -> bool:
-    return HEAD_MASK in {i.name for i in session.get_inputs()} | {i.name for i in session.get_overridable_initializers()}
+    return HEAD_MASK in {i.name for i in session.get_inputs()}
 
 
 def seen_tokens(token_counts, min_count: int = MIN_SEEN) -> np.ndarray:

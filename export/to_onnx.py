@@ -1,4 +1,4 @@
-"""PyTorch -> ONNX: inputs `input_ids` and `head_mask` (optional: it defaults to all heads on),
+"""PyTorch -> ONNX: inputs `input_ids` and `head_mask` (both required; all ones = every head on),
 three named outputs, a dynamic sequence axis."""
 
 from __future__ import annotations
@@ -6,10 +6,8 @@ from __future__ import annotations
 import io
 import warnings
 
-import numpy as np
 import onnx
 import torch
-from onnx import numpy_helper
 
 from train.model import TinyTransformer
 
@@ -71,10 +69,10 @@ def export_onnx_bytes(model: TinyTransformer) -> bytes:
             dynamo=False,
         )
     proto = onnx.load_from_string(buffer.getvalue())
-    # An initializer with an input's name is that input's default (ONNX IR >= 4): callers that
-    # know nothing of head_mask (older pages) run the graph unchanged, with every head on.
-    proto.graph.initializer.append(
-        numpy_helper.from_array(np.ones((cfg.n_layer, cfg.n_head), dtype=np.float32), HEAD_MASK))
+    # head_mask is a plain input, not an initializer-backed default: onnxruntime-web 1.30 lists
+    # only plain inputs in `session.inputNames` and refuses to feed anything else ("invalid
+    # input 'head_mask'"), so a default would make ablation impossible in the browser. Callers
+    # that mean "every head on" feed ones (the widget, export.heads.ort_run, the tests).
     for node in proto.graph.node:
         node.doc_string = ""  # stack traces with local paths: bytes for nothing
     proto.producer_name = "attention-live export"

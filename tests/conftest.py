@@ -93,12 +93,17 @@ class ReferenceModel:
     def ids(self, text: str) -> list[int]:
         return self.tokenizer.encode(text, add_special_tokens=False).ids if text else []
 
-    def run(self, ids: list[int]) -> dict:
-        """{"logits" [T, V], "attention"/"scores" [layer, head, T, T], "probs" [T, V] (float64)}."""
+    def run(self, ids: list[int], head_mask=None) -> dict:
+        """{"logits" [T, V], "attention"/"scores" [layer, head, T, T], "probs" [T, V] (float64)}.
+
+        head_mask [layer, head] (1 = on, 0 = off); None = every head on."""
         import numpy as np
 
+        cfg = self.meta["config"]
+        mask = np.ones((cfg["n_layer"], cfg["n_head"]), np.float32) if head_mask is None else head_mask
         logits, attention, scores = self.session.run(
-            ["logits", "attention", "scores"], {"input_ids": np.array([ids], dtype=np.int64)}
+            ["logits", "attention", "scores"],
+            {"input_ids": np.array([ids], dtype=np.int64), "head_mask": np.asarray(mask, dtype=np.float32)},
         )
         z = logits[0].astype(np.float64)
         p = np.exp(z - z.max(axis=-1, keepdims=True))

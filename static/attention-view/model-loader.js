@@ -188,9 +188,8 @@ function loadOrt() {
   ortPromise ??= import(url).then((ort) => {
     // One thread: faster on small machines at this size, and needs no COOP/COEP headers.
     ort.env.wasm.numThreads = 1;
-    // The graph's optional head_mask input is an initializer with a default (docs/model-files.md);
-    // onnxruntime warns about that when it loads the graph, as a console error. It is on purpose
-    // (the session options below raise the threshold too: that warning comes from the session).
+    // Warnings reach the console as errors, and a reader's console is not where a model
+    // loader's notices belong: failures still throw and show in the status line.
     ort.env.logLevel = "error";
     if (attempt) {
       // The failed wasm answer may sit in the HTTP cache (a 404 sent with cache headers, a
@@ -238,23 +237,34 @@ export class Model {
   }
 
   /**
-   * Runs the graph on 1 to n_ctx ids.
+   * Runs the graph on 1 to n_ctx ids, with the heads whose `headMask` entry (layer-major,
+   * L·H values) is 0 switched off; null = every head on.
    * @returns {Promise<{T: number, L: number, H: number, V: number, logits: Float32Array,
    *   attention: Float32Array, scores: Float32Array}>} flat arrays straight from ORT
    *   (shapes in docs/model-files.md)
    */
-  run(ids) {
-    const job = this.queue.then(() => this._run(ids));
+  run(ids, headMask = null) {
+    const job = this.queue.then(() => this._run(ids, headMask));
     this.queue = job.catch(() => {});
     return job;
   }
 
-  async _run(ids) {
+  /** [L, H] float32 mask from null (every head on) or a Float32Array/array of L·H ones and zeros. */
+  headMask(mask, L, H) {
+    if (mask !== null && mask.length !== L * H) throw new Error(`head_mask needs ${L * H} values, not ${mask.length}`);
+    return new this.ort.Tensor("float32", mask === null ? new Float32Array(L * H).fill(1) : Float32Array.from(mask), [L, H]);
+  }
+
+  async _run(ids, headMask) {
     const { n_layer: L, n_head: H, vocab_size: V, n_ctx } = this.config;
     const T = ids.length;
     if (T < 1 || T > n_ctx) throw new Error(`the model takes 1 to ${n_ctx} tokens, not ${T}`);
     const input = new this.ort.Tensor("int64", BigInt64Array.from(ids, (i) => BigInt(i)), [1, T]);
-    const res = await this.session.run({ input_ids: input });
+    const feeds = { input_ids: input };
+    // A graph with switchable heads requires head_mask (a plain input: onnxruntime-web cannot
+    // feed an initializer-backed default). An older graph without it runs as before.
+    if (this.session.inputNames.includes("head_mask")) feeds.head_mask = this.headMask(headMask, L, H);
+    const res = await this.session.run(feeds);
     return { T, L, H, V, logits: res.logits.data, attention: res.attention.data, scores: res.scores.data };
   }
 }
