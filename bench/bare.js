@@ -5,7 +5,7 @@ import * as ort from "../static/vendor/ort.wasm.min.mjs";
 import { Tokenizer } from "../static/vendor/tokenizers.min.mjs";
 
 ort.env.wasm.numThreads = 1;
-ort.env.logLevel = "error";  // as the widget: head_mask's default is on purpose
+ort.env.logLevel = "error";  // as the widget
 const folder = "../static/model/";
 const text = new URLSearchParams(location.search).get("text") || "The Queen said";
 
@@ -14,18 +14,24 @@ const [tokenizer, session] = await Promise.all([
   ort.InferenceSession.create(folder + "model.onnx", { executionProviders: ["wasm"], logSeverityLevel: 3 }),
 ]);
 
-function tensor(ids) {
-  return new ort.Tensor("int64", BigInt64Array.from(ids, (i) => BigInt(i)), [1, ids.length]);
+// Every head on: the same feeds the widget sends (head_mask is a required input).
+// Its shape [n_layer, n_head] is fixed in the graph, so the session's metadata has it.
+const mask = session.inputMetadata.find((m) => m.name === "head_mask");
+const everyHead = mask
+  ? { head_mask: new ort.Tensor("float32", new Float32Array(mask.shape[0] * mask.shape[1]).fill(1), [...mask.shape]) } : {};
+
+function feeds(ids) {
+  return { input_ids: new ort.Tensor("int64", BigInt64Array.from(ids, (i) => BigInt(i)), [1, ids.length]), ...everyHead };
 }
 
 const first = tokenizer.encode(text, { add_special_tokens: false }).ids;
-await session.run({ input_ids: tensor(first) });
+await session.run(feeds(first));
 performance.mark("bare:first-result");
 
 // Hooks for bench/run.py: a bare session.run, and tokenize + run (no render).
 window.bare = {
   encode: (t) => tokenizer.encode(t, { add_special_tokens: false }).ids,
-  run: (ids) => session.run({ input_ids: tensor(ids) }),
-  update: (t) => session.run({ input_ids: tensor(tokenizer.encode(t, { add_special_tokens: false }).ids) }),
+  run: (ids) => session.run(feeds(ids)),
+  update: (t) => session.run(feeds(tokenizer.encode(t, { add_special_tokens: false }).ids)),
 };
 document.documentElement.dataset.ready = "1";

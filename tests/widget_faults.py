@@ -209,15 +209,21 @@ class Reference:
     def ids(self, text: str) -> list[int]:
         return self.tokenizer.encode(text, add_special_tokens=False).ids
 
-    def attention(self, ids: list[int]):
+    def feeds(self, ids: list[int]) -> dict:
+        """input_ids, plus all-ones head_mask when the graph takes one (every head on)."""
         import numpy as np
 
-        return self.session.run(["attention"], {"input_ids": np.array([ids], dtype=np.int64)})[0]
+        feeds = {"input_ids": np.array([ids], dtype=np.int64)}
+        for node in self.session.get_inputs():
+            if node.name == "head_mask":
+                feeds["head_mask"] = np.ones(node.shape, dtype=np.float32)
+        return feeds
+
+    def attention(self, ids: list[int]):
+        return self.session.run(["attention"], self.feeds(ids))[0]
 
     def scores(self, ids: list[int]):
-        import numpy as np
-
-        return self.session.run(["scores"], {"input_ids": np.array([ids], dtype=np.int64)})[0]
+        return self.session.run(["scores"], self.feeds(ids))[0]
 
 
 @pytest.fixture(scope="session")

@@ -90,14 +90,19 @@ export function rolloutRow(out, layer, query) {
     let v = new Float64Array(T);
     v[query] = 1;
     for (let l = layer; l >= 0; l--) {
-      const avg = averageMatrix(out, l);
       const next = new Float64Array(T);
       // v·Â = 0.5·v·avg + 0.5·v; avg is lower-triangular, so key j only sees rows i ≥ j.
+      // Rows of the head-average are summed here from the heads' rows instead of reading a
+      // cached T × T average: the strips ask for this on every keystroke, and building both
+      // layers' averages (and their garbage) cost more than the rows v actually touches.
       for (let i = 0; i < T; i++) {
         const vi = v[i];
         if (vi === 0) continue;
-        const row = i * T;
-        for (let j = 0; j <= i; j++) next[j] += 0.5 * vi * avg[row + j];
+        const w = (0.5 * vi) / out.H;
+        for (let h = 0; h < out.H; h++) {
+          const row = offset(out, l, h, i);
+          for (let j = 0; j <= i; j++) next[j] += w * out.attention[row + j];
+        }
         next[i] += 0.5 * vi;
       }
       v = next;
@@ -106,10 +111,23 @@ export function rolloutRow(out, layer, query) {
   });
 }
 
+/** Row `query` of a layer's head-average, without the T × T average (see rolloutRow). */
+export function averageRow(out, layer, query) {
+  return cached(out, `avgrow${layer}:${query}`, () => {
+    const { T, H } = out;
+    const r = new Float64Array(T);
+    for (let h = 0; h < H; h++) {
+      const at = offset(out, layer, h, query);
+      for (let j = 0; j <= query; j++) r[j] += out.attention[at + j] / H;
+    }
+    return r;
+  });
+}
+
 export function viewRow(out, state, query) {
   if (state.view === "rollout") return rolloutRow(out, state.layer - 1, query);
-  const m = viewMatrix(out, state);
-  return m.subarray(query * out.T, (query + 1) * out.T);
+  if (state.view === "average") return averageRow(out, state.layer - 1, query);
+  return headRow(out, state.layer - 1, state.head - 1, query);
 }
 
 export function headRow(out, layer, head, query) {
