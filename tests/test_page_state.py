@@ -116,10 +116,12 @@ def test_typing_follows_the_last_token(state):
 
 def test_hash_round_trip(state):
     back = state["back"]
-    assert back == {"text": "a+b & c=d #x %20 <script>\n\u00e9\U0001f98a", "token": "3", "layer": "1",
-                    "head": "4", "view": "average", "scale": None}
+    # Keys the state does not set (scale, ablate, compare, ...) come back null.
+    assert {k: v for k, v in back.items() if v is not None} == {
+        "text": "a+b & c=d #x %20 <script>\n\u00e9\U0001f98a", "token": "3", "layer": "1", "head": "4", "view": "average"}
+    assert {"text", "token", "layer", "head", "view", "scale"} <= set(back)
     assert "+" not in state["hash"]
-    assert state["emptyHash"] == {k: None for k in ["text", "token", "layer", "head", "view", "scale"]}
+    assert set(state["emptyHash"]) == set(back) and all(v is None for v in state["emptyHash"].values())
     assert state["attrs"]["token"] is None
 
 

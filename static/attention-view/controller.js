@@ -16,7 +16,9 @@ import {
   loadMeta, loadGolden, loadModel, loadTokenizer, modelBytes, forget, loaderEvents,
 } from "./model-loader.js";
 import { STATE_KEYS, resolve, reduce, toAttributes, pinnedIndex } from "./state.js";
-import { liveRun, goldenRun, emptyRun, toResult } from "./runs.js";
+import { goldenRun, emptyRun, toResult } from "./runs.js";
+import { maskedRun, compareRun, runMatches } from "./masked-run.js";
+import { addInterventions, withInterventions } from "./interventions.js";
 import { buildShell, buildUI } from "./skeleton.js";
 import { Renderer, viewModel, paintStatus } from "./renderer.js";
 import { wireEvents, wirePageKeys } from "./events.js";
@@ -71,7 +73,8 @@ export class Controller {
   result() {
     if (!this.run || !this.meta) return null;
     const state = this.state();
-    return toResult(this.run, state, pinnedIndex(state, this.run.labels.length, this.run.labels));
+    const pinned = pinnedIndex(state, this.run.labels.length, this.run.labels);
+    return withInterventions(toResult(this.run, state, pinned), this.run, state, pinned, this.meta, this.second);
   }
 
   // --- status --------------------------------------------------------------------------------
@@ -187,6 +190,7 @@ export class Controller {
     this.renderer = new Renderer(r);
     const bar = addExportBar(this.host, r);
     this.embedMenu = addEmbedMenu(this.host, r, bar);
+    this.interventions = addInterventions(r, (action) => this.act(action));
     wireEvents(r, {
       act: (action, opts) => this.act(action, opts),
       heatmapSize: () => this.run?.out?.T ?? 0,
@@ -238,14 +242,14 @@ export class Controller {
       else if (this.host.getAttribute(name) !== attrs[name]) this.host.setAttribute(name, attrs[name]);
     }
     this.schedule();
-    const { text, token, layer, head, view, scale } = next;
+    const { text, token, layer, head, view, scale, ablate, compare } = next;
     // `word`: the pinned token as a word spec ("said#2") when one names it unambiguously and
     // the text is the run's (not a new text still to be tokenized); the permalink prefers it.
     const pinned = labels && text === this.run.text && token !== null ? pinnedIndex(next, count, labels) : -1;
     const word = pinned >= 0 ? wordSpec(wordsOf(labels), pinned) : null;
     this.host.dispatchEvent(new CustomEvent("change", {
       bubbles: true,
-      detail: { text, token, word, layer, head, view, scale, action: action.type },
+      detail: { text, token, word, layer, head, view, scale, ablate, compare, action: action.type },
     }));
   }
 
@@ -311,17 +315,21 @@ export class Controller {
     const model = this.model;
     let run = this.run;
     if (model) {
-      // A run from another model (src changed) or another text is recomputed, never reused.
-      if (!run || run.model !== model || run.text !== state.text) {
-        run = state.text === "" ? { ...emptyRun(true), model } : await liveRun(model, state.text);
-        if (this.model !== model || this.state()?.text !== run.text) {
+      // A run from another model (src changed), another text or other heads off is
+      // recomputed, never reused; so is compare mode's second run.
+      const stale = (r, text) => !runMatches(r, this.model, this.state()?.[text], this.state()?.ablate);
+      if (!runMatches(run, model, state.text, state.ablate)) {
+        run = await maskedRun(model, state.text, state.ablate, run);
+        if (stale(run, "text")) {
           this.again = true; // typed (or switched model) meanwhile: skip painting a stale run
           return;
         }
       }
+      this.second = await compareRun(model, state, this.second);
+      if (this.second && stale(this.second, "compare")) return void (this.again = true);
     } else if (state.text === "") {
       run = emptyRun(false);
-    } else if (this.golden && this.golden.text === state.text) {
+    } else if (this.golden && this.golden.text === state.text && !state.ablate) {
       run = this.golden;
     } else {
       return; // nothing to show until the model is ready; the fallback stays
@@ -335,6 +343,7 @@ export class Controller {
     const vm = (this.vm = viewModel(run, state, this.meta));
     vm.story = this.story?.out === run.out ? this.story : null;
     this.renderer.render(vm);
+    this.interventions.paint(vm, this.host, this.second);
     if (!run.live && this.status !== "preview") this.setStatus("preview", this.refs.statusText.textContent);
     if (!this.painted) {
       this.painted = true;

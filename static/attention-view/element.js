@@ -7,6 +7,7 @@
 
 import { STATE_KEYS } from "./state.js";
 import { folderURL } from "./model-loader.js";
+import { formatAblate } from "./ablation.js";
 import { Controller } from "./controller.js";
 
 // Both beside the public entry (static/attention-view.js), where embeds have always found them.
@@ -45,6 +46,12 @@ export class AttentionView extends HTMLElement {
   /** "share" (0–100%, the default) or "relative" (× the row's even share, log scale). */
   get scale() { return this._controller.state()?.scale ?? this.getAttribute("scale") ?? "share"; }
   set scale(v) { this._setAttr("scale", v); }
+  /** Heads switched off, "1.2 2.3" (layer.head, 1-based; "" = none); set a string or [[1, 2], [2, 3]]. */
+  get ablate() { return this._controller.state()?.ablate ?? this.getAttribute("ablate") ?? ""; }
+  set ablate(v) { this._setAttr("ablate", Array.isArray(v) ? formatAblate(v) : v); }
+  /** Compare mode's second text; null = compare mode off. */
+  get compare() { return this._controller.state() ? this._controller.state().compare : this.getAttribute("compare"); }
+  set compare(v) { this._setAttr("compare", v); }
   /** The model folder as an absolute URL (attribute relative to the page). */
   get src() { return folderURL(this.getAttribute("src") ?? DEFAULT_SRC, document.baseURI); }
   set src(v) { this._setAttr("src", v); }

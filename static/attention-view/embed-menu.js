@@ -20,13 +20,16 @@ export function embedState(result) {
   return {
     text: result.text, layer: result.layer, head: result.head,
     token: word ?? result.token, view: result.view, scale: result.scale ?? "share",
+    // Only when set, so that snippets of views without them stay as they were.
+    ...(result.ablated?.length ? { ablate: result.ablated.map(([l, hd]) => `${l}.${hd}`).join(" ") } : {}),
+    ...(result.compare ? { compare: result.compare.text } : {}),
   };
 }
 
 /** {script, iframe, jinja} snippets for `result`, with assets under `root` (ends with "/"). */
 export function snippets(result, root = SITE_ROOT) {
   const s = embedState(result);
-  const keys = ["text", "layer", "head", "token", "view", "scale"];
+  const keys = ["text", "layer", "head", "token", "view", "scale", "ablate", "compare"].filter((k) => k in s);
   const attrs = keys.map((k) => `${k}="${attr(s[k])}"`).join(" ");
   const script = `<script type="module" src="${attr(root)}static/attention-view.js"></script>\n` +
     `<attention-view ${attrs}>\n  <p>A live attention view: it needs JavaScript and WebAssembly.</p>\n</attention-view>`;
@@ -59,7 +62,7 @@ export function addEmbedMenu(view, refs, after) {
   // A disclosure button, not <details>: the view's one <details> is "Show the math".
   const toggle = h("button.embed-toggle", { type: "button", "aria-expanded": "false", text: "Copy embed code" });
   const panel = h("div.embed-panel", { hidden: true },
-    h("p.embed-intro", { text: "Exactly this view (text, layer, head, token, view, colour scale), with the files served from this site." }),
+    h("p.embed-intro", { text: "Exactly this view (text, layer, head, token, view, colour scale, heads off, second sentence), with the files served from this site." }),
     ...items, note);
   const menu = h("div.embed-menu", {}, toggle, panel);
   panel.id = "embed-panel";

@@ -36,6 +36,10 @@
  * @property {object|null} model  the loaded model that computed it (null: golden.json, empty)
  * @property {(id: number) => string|null} pieceOf  vocabulary string of an id; null while the
  *   tokenizer has not arrived (golden runs)
+ * @property {string|null} [ablate]  the heads switched off in `out` (ablation.js canonical
+ *   form; null or absent: every head on)
+ * @property {Outputs|null} [baseline]  the same text with every head on (masked-run.js); `out`
+ *   itself when no head is off
  */
 /**
  * The element's public `result` (README: "Properties, events, export").
@@ -52,6 +56,15 @@
  * @property {"head"|"average"|"rollout"} view
  * @property {"share"|"relative"} scale  the colour scale (state.js SCALES)
  * @property {(Truncation & {shown: number})|null} truncated
+ * @property {[number, number][]} ablated  heads switched off, [layer, head] 1-based ([] = none);
+ *   `attention`, `scores` and `top` are then the ablated run's (interventions.js)
+ * @property {{id: number, text: string|null, p: number}[]} topBaseline  the top 5 at the pinned
+ *   token with every head on (equal to `top` when no head is off)
+ * @property {{id: number, text: string|null, p: number, pBaseline: number}|null} nextToken  the
+ *   token that comes next in the text, its probability in this run and with every head on;
+ *   null at the last token
+ * @property {import("./compare.js").CompareResult|null} compare  the second sentence in compare
+ *   mode; null otherwise
  */
 
 import { labelTokens, tokenName, pieceLabel } from "./token-labels.js";
@@ -106,12 +119,25 @@ export function lastTokens(model, text) {
   };
 }
 
+/** Gives a model run's outputs their `topAt` (see Outputs); returns `out`. */
+export function withTopAt(out, vocab) {
+  // Memoised: the renderer and `result` both ask for the pinned position on every update,
+  // and each call is a softmax over the whole vocabulary.
+  const tops = new Map();
+  out.topAt = (q) => {
+    if (!tops.has(q)) tops.set(q, topFromLogits(out.logits, vocab, q));
+    return tops.get(q);
+  };
+  return out;
+}
+
 /**
  * Tokenizes and runs `text`. Longer than the context, it keeps the LAST n_ctx tokens (the
  * ones a language model would condition on to continue the text) and records what it cut.
+ * `headMask`: ablation.js maskFor (null = every head on).
  * @returns {Promise<Run>}
  */
-export async function liveRun(model, text) {
+export async function liveRun(model, text, headMask = null) {
   const { vocab_size } = model.config;
   const { ids, pieces, truncated } = lastTokens(model, text);
   const run = {
@@ -124,17 +150,7 @@ export async function liveRun(model, text) {
     model,
     pieceOf: (id) => model.tokenizer.id_to_token(id) ?? "",
   };
-  if (ids.length) {
-    const out = await model.run(ids);
-    // Memoised: the renderer and `result` both ask for the pinned position on every update,
-    // and each call is a softmax over the whole vocabulary.
-    const tops = new Map();
-    out.topAt = (q) => {
-      if (!tops.has(q)) tops.set(q, topFromLogits(out.logits, vocab_size, q));
-      return tops.get(q);
-    };
-    run.out = out;
-  }
+  if (ids.length) run.out = withTopAt(await model.run(ids, headMask), vocab_size);
   return withLabels(run);
 }
 

@@ -10,8 +10,9 @@
  * parameters, and `change` events' detail all use exactly these (the one copy of the list).
  */
 import { wordsOf, findWord } from "./words.js";
+import { parseAblate, toggleHead } from "./ablation.js";
 
-export const STATE_KEYS = ["text", "token", "layer", "head", "view", "scale"];
+export const STATE_KEYS = ["text", "token", "layer", "head", "view", "scale", "ablate", "compare"];
 
 export const VIEWS = ["head", "average", "rollout"];
 
@@ -67,6 +68,10 @@ export function resolve(attrs, meta) {
     head: clamp(toInt(attrs.head) ?? def.head ?? 1, 1, cfg.n_head),
     view,
     scale: SCALES.includes(attrs.scale) ? attrs.scale : "share",
+    // Heads switched off (ablation.js): canonical "1.2 2.3", null when every head is on.
+    ablate: parseAblate(attrs.ablate, cfg).text,
+    // Compare mode's second text; null = compare mode off ("" = on, nothing typed yet).
+    compare: typeof attrs.compare === "string" ? attrs.compare : null,
     preview: null,
   };
 }
@@ -99,7 +104,8 @@ export function shownIndex(state, count, labels = null) {
  * Actions: pin {token}, preview {token|null}, move {delta} (or {to: "first"|"last"}),
  * select {layer, head}, cycleHead {delta}, cycleLayer {delta}, view {view}, cycleView,
  * scale {scale}, text {text}, jump {layer, head, token, text?} (one head's row, maybe on
- * another text: "Find the story" and "See it do this").
+ * another text: "Find the story" and "See it do this"), ablate {layer, head} or {ablate},
+ * compare / compareText {compare} (turning compare mode on or off / typing the second text).
  */
 export function reduce(state, action, dims) {
   const { count, nLayer, nHead, labels = null } = dims;
@@ -141,6 +147,15 @@ export function reduce(state, action, dims) {
       };
     case "scale":
       return SCALES.includes(action.scale) ? { ...state, scale: action.scale } : state;
+    case "ablate": // {layer, head}: switch that head the other way; {ablate}: set all at once
+      return {
+        ...state,
+        ablate: "ablate" in action ? action.ablate
+          : toggleHead(state.ablate, action.layer, action.head, { n_layer: nLayer, n_head: nHead }),
+      };
+    case "compare": // {compare}: a second text turns compare mode on, null turns it off
+    case "compareText":
+      return { ...state, compare: action.compare };
     case "cycleView":
       return { ...state, view: VIEWS[(VIEWS.indexOf(state.view) + 1) % VIEWS.length] };
     case "text":
@@ -167,6 +182,8 @@ export function toAttributes(state) {
     view: state.view,
     // The default scale is no attribute, so links and embeds that never chose one stay as they were.
     scale: state.scale === "relative" ? "relative" : null,
+    ablate: state.ablate || null,
+    compare: state.compare ?? null,
   };
 }
 

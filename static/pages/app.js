@@ -69,7 +69,7 @@ async function write(detail, push) {
 view.addEventListener("change", (event) => {
   const { detail } = event;
   clearTimeout(pending);
-  if (detail.action === "text") {
+  if (detail.action === "text" || detail.action === "compareText") { // typing in either text box
     pending = setTimeout(() => {
       write(detail, !typingEntry);
       typingEntry = true;

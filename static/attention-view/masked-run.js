@@ -1,0 +1,39 @@
+// Runs with heads switched off, and compare mode's second run. A run with heads off keeps its
+// baseline (the same text with every head on) for the paired bars; the baseline is carried
+// over from the previous run of the same text, so switching a head on or off costs one model
+// run, and only a new text costs two.
+
+import { liveRun, emptyRun, withTopAt } from "./runs.js";
+import { maskFor } from "./ablation.js";
+
+/**
+ * `text` run with the heads of `ablate` (ablation.js canonical form, null = none) switched
+ * off; `run.baseline` is the every-head-on run (`out` itself when no head is off). Without
+ * `baseline`, a run with heads off gets none (compare mode's second text only draws rows).
+ * @returns {Promise<import("./runs.js").Run>}
+ */
+export async function maskedRun(model, text, ablate, previous = null, { baseline = true } = {}) {
+  if (text === "") return { ...emptyRun(true), model, ablate: ablate ?? null, baseline: null };
+  const mask = maskFor({ ablate }, model.meta);
+  const run = await liveRun(model, text, mask);
+  run.ablate = ablate ?? null;
+  if (!mask || !run.out) run.baseline = run.out;
+  else if (previous?.model === model && previous.text === text && previous.baseline) run.baseline = previous.baseline;
+  else run.baseline = baseline ? withTopAt(await model.run(run.ids), model.config.vocab_size) : null;
+  return run;
+}
+
+/** True when `run` is what `text` with `ablate` gives on `model` (null ablate = every head on). */
+export function runMatches(run, model, text, ablate) {
+  return !!run && run.model === model && run.text === text && (run.ablate ?? null) === (ablate ?? null);
+}
+
+/**
+ * Compare mode's second run for `state` (null when compare mode is off), with the same heads
+ * switched off as the first; `previous` is reused when it still matches.
+ */
+export async function compareRun(model, state, previous) {
+  if (state.compare === null || state.compare === undefined) return null;
+  if (runMatches(previous, model, state.compare, state.ablate)) return previous;
+  return maskedRun(model, state.compare, state.ablate ?? null, null, { baseline: false });
+}
