@@ -40,7 +40,8 @@ def stepped_candidates(tab, t: float) -> set:
 def chips(page):
     return page.evaluate("""() => [...document.querySelector("attention-view").shadowRoot.querySelectorAll(".chip")]
       .map((c) => ({ cls: c.className, bg: getComputedStyle(c).backgroundColor,
-                     mark: getComputedStyle(c, "::after").content, label: c.getAttribute("aria-label") }))""")
+                     mark: getComputedStyle(c, "::after").visibility === "visible" ? getComputedStyle(c, "::after").content : "none",
+                     label: c.getAttribute("aria-label") }))""")
 
 
 def rgb(css: str) -> tuple:
