@@ -19,6 +19,8 @@ import { STATE_KEYS, resolve, reduce, toAttributes, pinnedIndex } from "./state.
 import { goldenRun, emptyRun, toResult } from "./runs.js";
 import { maskedRun, compareRun, runMatches } from "./masked-run.js";
 import { addInterventions, withInterventions } from "./interventions.js";
+import { Writer } from "./generation.js";
+import { addGenerateControls } from "./generate-controls.js";
 import { buildShell, buildUI } from "./skeleton.js";
 import { Renderer, viewModel, paintStatus } from "./renderer.js";
 import { wireEvents, wirePageKeys } from "./events.js";
@@ -54,6 +56,7 @@ export class Controller {
     this.generation = 0; // bumps on every (re)load so that a stale load's answers are ignored
     this.folder = null;
     this.onProgress = (e) => this.progress(e.detail);
+    this.writer = new Writer(this); // generate(), stop(), undo(): generation.js
   }
 
   get ready() { return this.readyD.promise; }
@@ -191,6 +194,7 @@ export class Controller {
     const bar = addExportBar(this.host, r);
     this.embedMenu = addEmbedMenu(this.host, r, bar);
     this.interventions = addInterventions(r, (action) => this.act(action));
+    this.writer.ui = addGenerateControls(this.host, r, this.writer, (action) => this.act(action));
     wireEvents(r, {
       act: (action, opts) => this.act(action, opts),
       heatmapSize: () => this.run?.out?.T ?? 0,
@@ -242,14 +246,17 @@ export class Controller {
       else if (this.host.getAttribute(name) !== attrs[name]) this.host.setAttribute(name, attrs[name]);
     }
     this.schedule();
-    const { text, token, layer, head, view, scale, ablate, compare } = next;
+    const { text, token, layer, head, view, scale, ablate, compare, temperature, topk, seed } = next;
     // `word`: the pinned token as a word spec ("said#2") when one names it unambiguously and
     // the text is the run's (not a new text still to be tokenized); the permalink prefers it.
     const pinned = labels && text === this.run.text && token !== null ? pinnedIndex(next, count, labels) : -1;
     const word = pinned >= 0 ? wordSpec(wordsOf(labels), pinned) : null;
     this.host.dispatchEvent(new CustomEvent("change", {
       bubbles: true,
-      detail: { text, token, word, layer, head, view, scale, ablate, compare, action: action.type },
+      detail: {
+        text, token, word, layer, head, view, scale, ablate, compare, temperature, topk, seed,
+        continued: this.writer.continued(text), action: action.type,
+      },
     }));
   }
 

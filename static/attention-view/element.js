@@ -52,6 +52,13 @@ export class AttentionView extends HTMLElement {
   /** Compare mode's second text; null = compare mode off. */
   get compare() { return this._controller.state() ? this._controller.state().compare : this.getAttribute("compare"); }
   set compare(v) { this._setAttr("compare", v); }
+  /** generate()'s defaults (generation.js): the attribute strings as written; null = not set. */
+  get temperature() { return this.getAttribute("temperature"); }
+  set temperature(v) { this._setAttr("temperature", v); }
+  get topK() { return this.getAttribute("topk"); }
+  set topK(v) { this._setAttr("topk", v); }
+  get seed() { return this.getAttribute("seed"); }
+  set seed(v) { this._setAttr("seed", v); }
   /** The model folder as an absolute URL (attribute relative to the page). */
   get src() { return folderURL(this.getAttribute("src") ?? DEFAULT_SRC, document.baseURI); }
   set src(v) { this._setAttr("src", v); }
@@ -73,6 +80,20 @@ export class AttentionView extends HTMLElement {
 
   /** "idle" | "loading" | "preview" | "live" | "error" (controller.js); also `data-status`. */
   get status() { return this._controller.status; }
+
+  /**
+   * Lets the model continue the text: up to `maxTokens` tokens (default 20, never past the
+   * 128-token window), picked with `temperature`, `topK` and `seed` (defaults: the attributes,
+   * then 0.8, 40 and 1). Resolves with {text, tokens: [{id, text, p}], reason}; rejects with a
+   * TypeError for a bad setting. Fires `change` (action "generate") for every token.
+   */
+  generate(options = {}) {
+    if (this._controller.status === "idle") this._start();
+    return this._controller.writer.generate(options);
+  }
+
+  /** Halts a running generate() at once (its Promise resolves with what it wrote). */
+  stop() { this._controller.writer.stop(); }
 
   /** Starts over: a fresh download (bypassing the HTTP cache) and a fresh runtime start. */
   reload() {

@@ -7,6 +7,7 @@
 
 import { h } from "./dom.js";
 import { wordsOf, wordSpec } from "./words.js";
+import { GENERATE_KEYS } from "./state.js";
 
 const SITE_ROOT = new URL("../../", import.meta.url).href;
 
@@ -14,8 +15,11 @@ function attr(value) {
   return String(value).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
-/** The state a snippet reproduces: the pinned token as a word when a word names it. */
-export function embedState(result) {
+/**
+ * The state a snippet reproduces: the pinned token as a word when a word names it; `settings`
+ * are the generation attributes (temperature, topk, seed; null = not set).
+ */
+export function embedState(result, settings = {}) {
   const word = result.token >= 0 ? wordSpec(wordsOf(result.tokens), result.token) : null;
   return {
     text: result.text, layer: result.layer, head: result.head,
@@ -23,13 +27,14 @@ export function embedState(result) {
     // Only when set, so that snippets of views without them stay as they were.
     ...(result.ablated?.length ? { ablate: result.ablated.map(([l, hd]) => `${l}.${hd}`).join(" ") } : {}),
     ...(result.compare ? { compare: result.compare.text } : {}),
+    ...Object.fromEntries(GENERATE_KEYS.filter((k) => settings[k] != null).map((k) => [k, settings[k]])),
   };
 }
 
 /** {script, iframe, jinja} snippets for `result`, with assets under `root` (ends with "/"). */
-export function snippets(result, root = SITE_ROOT) {
-  const s = embedState(result);
-  const keys = ["text", "layer", "head", "token", "view", "scale", "ablate", "compare"].filter((k) => k in s);
+export function snippets(result, root = SITE_ROOT, settings = {}) {
+  const s = embedState(result, settings);
+  const keys = ["text", "layer", "head", "token", "view", "scale", "ablate", "compare", ...GENERATE_KEYS].filter((k) => k in s);
   const attrs = keys.map((k) => `${k}="${attr(s[k])}"`).join(" ");
   const script = `<script type="module" src="${attr(root)}static/attention-view.js"></script>\n` +
     `<attention-view ${attrs}>\n  <p>A live attention view: it needs JavaScript and WebAssembly.</p>\n</attention-view>`;
@@ -62,7 +67,7 @@ export function addEmbedMenu(view, refs, after) {
   // A disclosure button, not <details>: the view's one <details> is "Show the math".
   const toggle = h("button.embed-toggle", { type: "button", "aria-expanded": "false", text: "Copy embed code" });
   const panel = h("div.embed-panel", { hidden: true },
-    h("p.embed-intro", { text: "Exactly this view (text, layer, head, token, view, colour scale, heads off, second sentence), with the files served from this site." }),
+    h("p.embed-intro", { text: "Exactly this view (text, layer, head, token, view, colour scale, heads off, second sentence, the settings of Continue), with the files served from this site." }),
     ...items, note);
   const menu = h("div.embed-menu", {}, toggle, panel);
   panel.id = "embed-panel";
@@ -72,7 +77,7 @@ export function addEmbedMenu(view, refs, after) {
   const fill = () => {
     const result = view.result;
     if (!isOpen() || !result) return;
-    const code = snippets(result);
+    const code = snippets(result, SITE_ROOT, Object.fromEntries(GENERATE_KEYS.map((k) => [k, view.getAttribute(k)])));
     for (const [kind] of KINDS) if (boxes[kind].textContent !== code[kind]) boxes[kind].textContent = code[kind];
   };
   toggle.addEventListener("click", () => {

@@ -15,7 +15,7 @@ import { maskFor } from "./ablation.js";
 export async function maskedRun(model, text, ablate, previous = null, { baseline = true } = {}) {
   if (text === "") return { ...emptyRun(true), model, ablate: ablate ?? null, baseline: null };
   const mask = maskFor({ ablate }, model.meta);
-  const run = await liveRun(model, text, mask);
+  const run = await liveRun(model, text, mask, previous);
   run.ablate = ablate ?? null;
   if (!mask || !run.out) run.baseline = run.out;
   else if (previous?.model === model && previous.text === text && previous.baseline) run.baseline = previous.baseline;

@@ -38,6 +38,9 @@
  *   tokenizer has not arrived (golden runs)
  * @property {string|null} [ablate]  the heads switched off in `out` (ablation.js canonical
  *   form; null or absent: every head on)
+ * @property {{text: string, count: number, settings: object}} [continued]  a continuation
+ *   (generation.js): the text before the model wrote, its number of tokens, and the settings
+ *   that picked the rest; its ids are the model's, not a tokenization of `text`
  * @property {Outputs|null} [baseline]  the same text with every head on (masked-run.js); `out`
  *   itself when no head is off
  */
@@ -134,12 +137,15 @@ export function withTopAt(out, vocab) {
 /**
  * Tokenizes and runs `text`. Longer than the context, it keeps the LAST n_ctx tokens (the
  * ones a language model would condition on to continue the text) and records what it cut.
- * `headMask`: ablation.js maskFor (null = every head on).
+ * `headMask`: ablation.js maskFor (null = every head on). `previous`: the run on screen.
  * @returns {Promise<Run>}
  */
-export async function liveRun(model, text, headMask = null) {
+export async function liveRun(model, text, headMask = null, previous = null) {
   const { vocab_size } = model.config;
-  const { ids, pieces, truncated } = lastTokens(model, text);
+  // The same text as `previous` keeps its ids: a continuation's are the ids the model chose
+  // (generation.js), which tokenizing its text again need not give back.
+  const same = previous?.model === model && previous.text === text && previous.ids.length > 0;
+  const { ids, pieces, truncated } = same ? previous : lastTokens(model, text);
   const run = {
     text,
     live: true,
@@ -150,6 +156,7 @@ export async function liveRun(model, text, headMask = null) {
     model,
     pieceOf: (id) => model.tokenizer.id_to_token(id) ?? "",
   };
+  if (same && previous.continued) run.continued = previous.continued;
   if (ids.length) run.out = withTopAt(await model.run(ids, headMask), vocab_size);
   return withLabels(run);
 }

@@ -12,7 +12,10 @@
 import { wordsOf, findWord } from "./words.js";
 import { parseAblate, toggleHead } from "./ablation.js";
 
-export const STATE_KEYS = ["text", "token", "layer", "head", "view", "scale", "ablate", "compare"];
+export const STATE_KEYS = ["text", "token", "layer", "head", "view", "scale", "ablate", "compare", "temperature", "topk", "seed"];
+
+/** The generation settings among them (generation.js): kept as written; sampler.js checks them. */
+export const GENERATE_KEYS = ["temperature", "topk", "seed"];
 
 export const VIEWS = ["head", "average", "rollout"];
 
@@ -72,6 +75,7 @@ export function resolve(attrs, meta) {
     ablate: parseAblate(attrs.ablate, cfg).text,
     // Compare mode's second text; null = compare mode off ("" = on, nothing typed yet).
     compare: typeof attrs.compare === "string" ? attrs.compare : null,
+    ...Object.fromEntries(GENERATE_KEYS.map((k) => [k, attrs[k] ?? null])),
     preview: null,
   };
 }
@@ -106,6 +110,8 @@ export function shownIndex(state, count, labels = null) {
  * scale {scale}, text {text}, jump {layer, head, token, text?} (one head's row, maybe on
  * another text: "Find the story" and "See it do this"), ablate {layer, head} or {ablate},
  * compare / compareText {compare} (turning compare mode on or off / typing the second text).
+ * generate {text} (the model wrote on), undo {text, token}, settings {temperature, topk, seed}
+ * ("Continue", generation.js).
  */
 export function reduce(state, action, dims) {
   const { count, nLayer, nHead, labels = null } = dims;
@@ -153,6 +159,11 @@ export function reduce(state, action, dims) {
         ablate: "ablate" in action ? action.ablate
           : toggleHead(state.ablate, action.layer, action.head, { n_layer: nLayer, n_head: nHead }),
       };
+    case "generate": // the model wrote on: the pin follows the newest token
+    case "undo": // {text, token}: the text and pin from before the model wrote
+      return { ...state, text: action.text, token: action.token ?? null, preview: null };
+    case "settings": // {temperature, topk, seed}: strings, null for the default
+      return { ...state, ...Object.fromEntries(GENERATE_KEYS.map((k) => [k, action[k] ?? null])) };
     case "compare": // {compare}: a second text turns compare mode on, null turns it off
     case "compareText":
       return { ...state, compare: action.compare };
@@ -184,6 +195,7 @@ export function toAttributes(state) {
     scale: state.scale === "relative" ? "relative" : null,
     ablate: state.ablate || null,
     compare: state.compare ?? null,
+    ...Object.fromEntries(GENERATE_KEYS.map((k) => [k, state[k] ?? null])),
   };
 }
 

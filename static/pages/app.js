@@ -3,6 +3,7 @@
 
 import { define } from "../attention-view/element.js";
 import { STATE_KEYS, fromHash, toHash } from "../attention-view/state.js";
+import { continuationLink, replay, isReplaying } from "./continue-link.js";
 
 const view = document.querySelector("attention-view");
 const TYPING_PAUSE_MS = 400;
@@ -21,6 +22,7 @@ function apply(hash) {
 // Attributes go on before define() so the element starts on the permalink's view.
 if (location.hash.length > 1) apply(location.hash);
 define();
+replay(view, location.hash);
 
 // Says so under the view when the link holds only part of the text.
 const note = document.createElement("p");
@@ -58,9 +60,9 @@ let writes = 0;
 
 async function write(detail, push) {
   const ticket = ++writes;
-  const state = await linkState(detail);
+  const { state, suffix } = continuationLink(await linkState(detail));
   if (ticket !== writes) return; // a newer change is being written
-  const hash = toHash(state);
+  const hash = toHash(state) + suffix;
   if (hash === location.hash) return;
   if (push) history.pushState(null, "", hash);
   else history.replaceState(null, "", hash);
@@ -68,11 +70,14 @@ async function write(detail, push) {
 
 view.addEventListener("change", (event) => {
   const { detail } = event;
+  if (detail.action === "generate" && isReplaying()) return; // the link being written again stays
   clearTimeout(pending);
-  if (detail.action === "text" || detail.action === "compareText") { // typing in either text box
+  // Typing in either text box, or the model writing: one history entry per burst.
+  const burst = detail.action === "generate" ? "generate" : detail.action === "text" || detail.action === "compareText" ? "typing" : null;
+  if (burst) {
     pending = setTimeout(() => {
-      write(detail, !typingEntry);
-      typingEntry = true;
+      write(detail, typingEntry !== burst);
+      typingEntry = burst;
     }, TYPING_PAUSE_MS);
   } else {
     typingEntry = false;
@@ -84,4 +89,5 @@ window.addEventListener("popstate", () => {
   clearTimeout(pending);
   typingEntry = false;
   apply(location.hash);
+  replay(view, location.hash);
 });
