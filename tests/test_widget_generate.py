@@ -9,11 +9,13 @@ with themselves: the same seed twice, another seed, and one continuation split i
 from __future__ import annotations
 
 import json
+import math
 import re
 from urllib.parse import parse_qs
 
 import numpy as np
 import pytest
+from test_sampler_js import mulberry32
 
 from conftest import view_result, wait_live, watched_page
 
@@ -206,6 +208,42 @@ def test_the_same_seed_gives_the_same_continuation_and_another_seed_another(page
     assert generate(page, {"maxTokens": 16})["shown"] == a["shown"]
 
 
+def spec_sample(reference, ids, n, temperature, top_k, seed):
+    """sampler.js's documented picks, in Python, on onnxruntime-python's logits: (ids, the
+    smallest distance of a draw from a boundary between two candidates, over the total)."""
+    out, margins = [], []
+    for _ in range(n):
+        z = reference.run(ids + out)["logits"][-1].astype(np.float64)
+        uniform = mulberry32(seed)
+        for _ in range(len(ids) + len(out)):  # position n of the window takes draw n
+            uniform()
+        u = uniform()
+        order = sorted(range(len(z)), key=lambda i: (-z[i], i))[:top_k]
+        weights = [math.exp((z[i] - z[order[0]]) / temperature) for i in order]
+        total = 0.0
+        for w in weights:
+            total += w
+        acc, cumulative = 0.0, []
+        for w in weights:
+            acc += w
+            cumulative.append(acc)
+        pick = next((i for i, c in zip(order, cumulative) if u * total < c), order[-1])
+        margins.append(min(abs(c - u * total) for c in cumulative) / total)
+        out.append(pick)
+    return out, min(margins)
+
+
+@pytest.mark.parametrize(("text", "seed"), [(SAMPLED, 8), ("The Queen turned round and said", 3)])
+def test_a_sampled_continuation_follows_the_spec(page, reference, text, seed):
+    ids = reference.ids(text)
+    want, margin = spec_sample(reference, ids, 16, 1.0, 20, seed)
+    # Float32 noise between the two runtimes moves a boundary by far less than this.
+    assert margin > MARGIN, f"a draw within {margin:.1e} of a boundary: pick another seed"
+    set_text(page, text)
+    got = generate(page, {"temperature": 1, "topK": 20, "seed": seed, "maxTokens": 16})
+    assert [t["id"] for t in got["ok"]["tokens"]] == want
+
+
 # --- stop, undo, typing -------------------------------------------------------------------------
 
 
@@ -307,6 +345,21 @@ def test_typing_cancels_a_running_generation(page, reference):
     assert result["text"].endswith(" Hello") and result["text"] == box.input_value()
     assert ids_of(result) == reference.ids(result["text"])  # tokenized as typed text again
     assert shadow(page, "s.querySelector('.gen-status').textContent").startswith(f"Stopped after {typed_at} token")
+
+
+def test_any_change_of_the_text_cancels(page):
+    """A script setting the text, and an input event that leaves it as it was (a keystroke
+    undone at once, an input method), stop a running generation as typing does."""
+    for change in ("el.text = 'Alice'", "el.shadowRoot.querySelector('textarea').dispatchEvent(new Event('input'))"):
+        set_text(page, "The Queen turned round and said")
+        page.evaluate("() => { window.__gen.count = 0; window.__gen.promise = document.querySelector('attention-view').generate({ temperature: 0, maxTokens: 100 }); }")
+        page.wait_for_function("() => window.__gen.count >= 2")
+        at = page.evaluate(f"() => {{ const el = document.querySelector('attention-view'); {change}; return window.__gen.count; }}")
+        res = page.evaluate("window.__gen.promise")
+        page.wait_for_timeout(500)
+        assert res["reason"] == "edit" and len(res["tokens"]) == at == page.evaluate("window.__gen.count"), change
+    assert view_result(page)["text"].startswith("The Queen turned round and said")
+    set_text(page, "Alice")
 
 
 # --- the window, bad input ----------------------------------------------------------------------
