@@ -29,6 +29,7 @@ out.picks = d.cases.map((c) => {
 out.errors = d.bad.map(([name, value]) => {
   try { S.checkSetting(name, value); return null; } catch (err) { return [err.name, err.message]; }
 });
+out.top = d.cases.map((c) => [1, 3, 40, c.logits.length].map((k) => S.topIds(c.logits, k)));
 out.defaults = S.checkSettings({});
 out.strings = S.checkSettings({ maxTokens: "5", temperature: " 0.5 ", topK: "3", seed: "4294967295" });
 process.stdout.write(JSON.stringify(out));
@@ -144,6 +145,15 @@ def test_picks_follow_the_specified_order_of_operations(js):
             assert got["id"] in order[: min(k, len(z))]  # top-k
         checked += 1
     assert checked == len(payload["cases"])
+
+
+def test_candidates_are_ordered_by_logit_then_id(js):
+    payload, out = js
+    for c, tops in zip(payload["cases"], out["top"]):
+        z = c["logits"]
+        order = sorted(range(len(z)), key=lambda i: (-z[i], i))
+        for k, got in zip([1, 3, 40, len(z)], tops):
+            assert got == order[:k]  # both the one-pass list (few candidates) and the sort
 
 
 def test_top_k_1_and_a_tiny_temperature_pick_a_most_likely_token(js):

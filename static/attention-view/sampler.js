@@ -73,6 +73,31 @@ export function checkSettings({ maxTokens, temperature, topK, seed } = {}, fallb
   };
 }
 
+/** The ids of the k largest logits, largest first, ties by lower id (the one candidate order). */
+export function topIds(logits, k) {
+  const V = logits.length;
+  if (k * 4 >= V) {
+    const order = Array.from({ length: V }, (_, i) => i);
+    order.sort((a, b) => logits[b] - logits[a] || a - b);
+    return order.slice(0, k);
+  }
+  // Few candidates: one pass keeping a sorted list of k (a sort of the whole vocabulary costs
+  // most of a millisecond per token). Ids arrive in increasing order, so a later id with an
+  // equal logit goes after the earlier one, as in the sort above.
+  const best = [];
+  for (let i = 0; i < V; i++) {
+    const v = logits[i];
+    if (best.length === k && !(v > logits[best[k - 1]])) continue;
+    let j = best.length < k ? best.length : k - 1;
+    best[j] = i;
+    while (j > 0 && logits[best[j - 1]] < v) {
+      best[j] = best[j - 1];
+      best[--j] = i;
+    }
+  }
+  return best;
+}
+
 /**
  * The next token from one position's logits (V values).
  * - temperature 0: the most likely token; ties go to the lower id. No draw.
@@ -95,9 +120,8 @@ export function sampleNext(logits, { temperature, topK }, uniform) {
   for (let i = 0; i < V; i++) total += Math.exp(logits[i] - max);
   const p = (id) => Math.exp(logits[id] - max) / total;
   if (temperature === 0) return { id: best, p: p(best) };
-  const order = Array.from({ length: V }, (_, i) => i);
-  order.sort((a, b) => logits[b] - logits[a] || a - b);
   const k = Math.min(topK, V);
+  const order = topIds(logits, k);
   const weights = new Float64Array(k);
   let sum = 0;
   for (let j = 0; j < k; j++) {
