@@ -14,6 +14,11 @@ differ in their last word (as a keystroke at the end of the text does):
   page: set the text box's value and fire `input` (the path a keystroke takes: tokenize, run,
         draw, then a forced style/layout so the drawing is not left for later),
   bare: tokenize + session.run, and session.run alone on precomputed ids.
+Generation steps ("Continue", issue 10) are medians over --updates calls of
+`el.generate({temperature: 0, maxTokens: 2})` from a text of T - 2 tokens, each timed by the
+page's own measure of its second step (`attention-view:generate-step`: pick the token from the
+logits on screen, one model run at T tokens, one render, the controls' update, whose text box
+scroll forces style and layout), beside the bare session.run at T.
 """
 
 from __future__ import annotations
@@ -69,6 +74,22 @@ PAGE_UPDATE_JS = """async ([texts, reps]) => {
     el.shadowRoot.querySelector(".body").offsetHeight; // style + layout of what was drawn
     const dt = performance.now() - t0;
     if (i >= 2) times.push(dt); // the first two warm the caches
+  }
+  return { times, tokens: el.result.tokens.length };
+}"""
+
+GENERATE_JS = """async ([texts, reps]) => {
+  const el = document.querySelector("attention-view");
+  const times = [];
+  for (let i = 0; i < reps + 2; i++) {
+    el.text = texts[i % 2];
+    await el.ready;
+    const res = await el.generate({ temperature: 0, maxTokens: 2 });
+    if (res.tokens.length !== 2) throw new Error(`generate wrote ${res.tokens.length} tokens (${res.reason})`);
+    // The second step's own measure (generation.js): the run at T tokens, as a step in the
+    // middle of a continuation, without the controls switching to Stop and back around it.
+    const step = performance.getEntriesByName("attention-view:generate-step").at(-1);
+    if (i >= 2) times.push(step.duration); // the first two warm the caches
   }
   return { times, tokens: el.result.tokens.length };
 }"""
@@ -196,6 +217,9 @@ def main(argv=None) -> int:
             b = bare.evaluate(BARE_UPDATE_JS, [texts, args.updates])
             assert p["tokens"] == b["tokens"] == n, (p["tokens"], b["tokens"], n)
             updates[n] = {"page": median(p["times"]), "bare_update": median(b["update"]), "bare_run": median(b["run"])}
+            g = page.evaluate(GENERATE_JS, [texts_of_length(tokenizer, n - 2), args.updates])
+            assert g["tokens"] == n, (g["tokens"], n)
+            updates[n]["generate"] = median(g["times"])
         context.close()
         browser.close()
     server.shutdown()
@@ -219,6 +243,10 @@ def main(argv=None) -> int:
         rows.append((f"update at T = {n} (tokenize + run + render)", f"{u['page']:.2f} ms",
                      f"{u['bare_run']:.2f} ms (run; {u['bare_update']:.2f} with tokenize)",
                      u["page"] / u["bare_run"], "≤ 2" + (", < 16 ms" if n == 128 else "")))
+    for n in SIZES:
+        u = updates[n]
+        rows.append((f"generation step at T = {n} (pick + run + render + layout)", f"{u['generate']:.2f} ms",
+                     f"{u['bare_run']:.2f} ms (run)", u["generate"] / u["bare_run"], "< 25 ms" if n == 128 else ""))
     load = os.getloadavg()[0]
     print(f"\nChromium {version}, {os.cpu_count()} CPU cores (1-min load average at the end: {load:.2f}; "
           f"other work on the machine inflates every figure), loopback, cold context per load; "

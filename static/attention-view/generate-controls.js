@@ -165,7 +165,8 @@ export function addGenerateControls(host, r, writer, act) {
       const label = quoted(run.labels[run.labels.length - 1].text || "\u22ef");
       setText(c.status, `Writing\u2026 ${n} of ${count}: ${label} (${pct(pick.p)})`);
       pending.push(`${label} (${pct(pick.p)})`);
-      // The text box follows the new text as the chips do (it holds two lines, the text grows).
+      // The text box follows the new text as the chips do (it holds two lines, the text grows);
+      // called after the render, so its new value is in.
       if (r.input !== host.shadowRoot.activeElement) r.input.scrollTop = r.input.scrollHeight;
       timer ||= setTimeout(() => flush(), ANNOUNCE_EVERY_MS);
     },
