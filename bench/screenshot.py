@@ -24,7 +24,8 @@ def main() -> int:
         try:
             with sync_playwright() as pw:
                 browser = launch(pw)
-                context = browser.new_context(viewport={"width": 1280, "height": 1000}, color_scheme="light",
+                # As tall as the picture: panels off screen are not rendered (content-visibility).
+                context = browser.new_context(viewport={"width": 1280, "height": 1400}, color_scheme="light",
                                               reduced_motion="reduce", device_scale_factor=1)
                 page = context.new_page()
                 page.goto(f"{url}/index.html")

@@ -83,6 +83,10 @@ def test_the_view_keeps_the_generated_ids_until_the_text_is_edited(page, referen
     retokenized = reference.ids(got["text"])
     assert retokenized != ids + want and len(retokenized) == len(ids) + n - 1
     assert got["shown"] == ids + want
+    # The chips the model wrote are marked as such (class and accessible name); the reader's are not.
+    marks = page.evaluate("""() => [...document.querySelector('attention-view').shadowRoot.querySelectorAll('.chip')]
+      .map((c) => [c.classList.contains('generated'), c.getAttribute('aria-label').includes('written by the model')])""")
+    assert marks == [[k >= len(ids)] * 2 for k in range(len(ids) + n)]
     # A pin, a head change, a scale change: still the same ids (nothing tokenized again).
     page.evaluate("() => { const el = document.querySelector('attention-view'); el.token = 3; el.head = 1; el.scale = 'relative'; }")
     assert ids_of(view_result(page)) == ids + want
@@ -103,6 +107,7 @@ def test_the_view_keeps_the_generated_ids_until_the_text_is_edited(page, referen
     result = view_result(page)
     assert result["text"] == got["text"] + "!"
     assert ids_of(result) == reference.ids(got["text"] + "!")
+    assert not shadow(page, "s.querySelectorAll('.chip.generated').length")
 
 
 def test_greedy_with_heads_switched_off_uses_the_same_mask(page, reference):

@@ -234,6 +234,8 @@ export class Renderer {
       // Pieces of one word (words.js) touch, with a thin separator: they read as one word.
       const word = words.list[words.wordOf[i]];
       if (word.first !== word.last) part += i === word.first ? " word-first" : i === word.last ? " word-last" : " word-mid";
+      // Tokens the model wrote (Continue) are underlined, so a reader tells them from their own.
+      if (vm.run.continued && i >= vm.run.continued.count) part += " generated";
       chip.part = part;
     }
     // Even an empty fragment counts as a children change and re-lays out every chip.
@@ -274,9 +276,10 @@ export class Renderer {
       setAttr(chip.el, "tabindex", k === vm.pinned ? "0" : "-1");
       setAttr(chip.el, "aria-pressed", k === vm.pinned ? "true" : "false");
       const name = vm.names[k];
+      const written = chip.part.includes(" generated") ? ", written by the model" : "";
       setAttr(chip.el, "aria-label", masked
-        ? `${name}: later token, masked`
-        : `${name}: ${percent(row[k])}${above ? ", above the even share" : ""}${layerHead ? "" : ` (${vm.state.view})`}`);
+        ? `${name}${written}: later token, masked`
+        : `${name}${written}: ${percent(row[k])}${above ? ", above the even share" : ""}${layerHead ? "" : ` (${vm.state.view})`}`);
     }
   }
 
