@@ -73,3 +73,22 @@ def test_a_head_that_does_not_do_it_fails_the_check(shipped):
               for layer in range(1, meta["config"]["n_layer"] + 1) for head in range(1, meta["config"]["n_head"] + 1)
               if (layer, head) != (d["layer"], d["head"])]
     assert min(others) < 0.6
+
+
+def test_the_speaker_head_survives_any_one_layer_one_head_switched_off(shipped):
+    """The page's "How to read it" says so (site/templates/index.html): with any one layer-1
+    head off, the default head still puts 85-98% on the speaker in the opening sentence, so it
+    finds the name from the tokens themselves rather than from what layer 1 wrote."""
+    meta, tok, run = shipped
+    d = meta["default"]
+    ids = np.array([tok.encode(d["text"]).ids])
+    n_layer, n_head = meta["config"]["n_layer"], meta["config"]["n_head"]
+    weights = []
+    for head in range(n_head):
+        mask = np.ones((n_layer, n_head), np.float32)
+        mask[0, head] = 0
+        _, att = run(ids, mask)
+        weights.append(float(att[0, d["layer"] - 1, d["head"] - 1, d["token"], d["top_key"]]))
+    assert all(0.85 <= w <= 0.98 for w in weights), weights
+    # And the switch is real: the layer-2 weight does move (by up to 8 points here).
+    assert max(abs(w - d["top_weight"]) for w in weights) > 0.03
