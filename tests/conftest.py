@@ -195,7 +195,8 @@ def reused_live_page(shared_live_page):
         """() => {
           history.replaceState(null, "", location.pathname);
           const el = document.querySelector("attention-view");
-          for (const name of ["text", "token", "layer", "head", "view", "scale"]) el.removeAttribute(name);
+          // Every attribute but the id: the view's state keys, src, loading, whatever a test set.
+          for (const name of el.getAttributeNames()) if (name !== "id") el.removeAttribute(name);
           el.shadowRoot?.querySelector("details[open]")?.removeAttribute("open");
           document.activeElement?.blur?.();
         }"""
@@ -204,6 +205,25 @@ def reused_live_page(shared_live_page):
     pg.console_errors.clear()
     pg.page_errors.clear()
     return pg
+
+
+@pytest.fixture
+def clean_live_page(reused_live_page):
+    """reused_live_page that must also end its test without a console or page error."""
+    yield reused_live_page
+    assert reused_live_page.console_errors == [] and reused_live_page.page_errors == []
+
+
+def set_attributes(page, **attrs) -> dict:
+    """Sets (or, for None, removes) attributes of the page's attention-view; its next result."""
+    page.evaluate(
+        """(attrs) => { const el = document.querySelector("attention-view");
+          for (const [k, v] of Object.entries(attrs)) {
+            if (v === null) el.removeAttribute(k); else el.setAttribute(k, String(v));
+          } }""",
+        attrs,
+    )
+    return view_result(page)
 
 
 # --- Embedding: what a widget shows on screen, checked against a reference row ---------------

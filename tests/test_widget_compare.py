@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import run_node, view_result, wait_live
+from conftest import run_node, set_attributes, view_result, wait_live
 
 pytestmark = pytest.mark.browser
 
@@ -17,31 +17,11 @@ SHADOW = 'document.querySelector("attention-view").shadowRoot'
 
 
 @pytest.fixture
-def view(shared_live_page):
-    """The module's live page with no view attributes at all (compare and ablate included)."""
-    pg = shared_live_page
-    pg.evaluate("""() => {
-      history.replaceState(null, "", location.pathname);
-      const el = document.querySelector("attention-view");
-      for (const a of [...el.getAttributeNames()]) if (a !== "id") el.removeAttribute(a);
-      document.activeElement?.blur?.();
-    }""")
-    view_result(pg)
-    pg.console_errors.clear()
-    pg.page_errors.clear()
-    yield pg
-    assert pg.console_errors == [] and pg.page_errors == []
+def view(clean_live_page):
+    return clean_live_page
 
 
-def show(page, **attrs):
-    page.evaluate(
-        """(attrs) => { const el = document.querySelector("attention-view");
-          for (const [k, v] of Object.entries(attrs)) {
-            if (v === null) el.removeAttribute(k); else el.setAttribute(k, String(v));
-          } }""",
-        attrs,
-    )
-    return view_result(page)
+show = set_attributes
 
 
 def reference_row(reference, text, layer, head, view, q, mask=None):
