@@ -195,8 +195,11 @@ def reused_live_page(shared_live_page):
         """() => {
           history.replaceState(null, "", location.pathname);
           const el = document.querySelector("attention-view");
-          // Every attribute but the id: the view's state keys, src, loading, whatever a test set.
-          for (const name of el.getAttributeNames()) if (name !== "id") el.removeAttribute(name);
+          // Every attribute a test may have set (the view's state keys, src, loading), not the
+          // page's own (id) nor the element's (data-status, which it writes only on a change).
+          for (const name of el.getAttributeNames()) {
+            if (name !== "id" && !name.startsWith("data-")) el.removeAttribute(name);
+          }
           el.shadowRoot?.querySelector("details[open]")?.removeAttribute("open");
           document.activeElement?.blur?.();
         }"""
