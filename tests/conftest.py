@@ -229,6 +229,12 @@ def set_attributes(page, **attrs) -> dict:
     return view_result(page)
 
 
+def embed_codes(page) -> dict:
+    """"Copy embed code"'s snippets as shown: {"script": …, "iframe": …, "jinja": …} (menu open)."""
+    return page.evaluate("""() => Object.fromEntries([...document.querySelector("attention-view").shadowRoot
+      .querySelectorAll(".embed-code")].map((t) => [t.dataset.kind, t.textContent]))""")
+
+
 # --- Embedding: what a widget shows on screen, checked against a reference row ---------------
 
 

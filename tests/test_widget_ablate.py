@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import run_node, set_attributes, view_result, wait_live
+from conftest import embed_codes, run_node, set_attributes, view_result, wait_live
 
 pytestmark = pytest.mark.browser
 
@@ -236,8 +236,7 @@ def test_ablate_rides_in_the_permalink_the_embed_params_and_the_embed_code(view,
     finally:
         other.close()
     view.locator("attention-view .embed-toggle").click()
-    code = view.evaluate(f"""() => Object.fromEntries([...{SHADOW}.querySelectorAll(".embed-code")]
-      .map((t) => [t.dataset.kind, t.textContent]))""")
+    code = embed_codes(view)
     assert 'ablate="1.3"' in code["script"] and "ablate=1.3" in code["iframe"] and 'ablate="1.3"' in code["jinja"]
     view.locator("attention-view .embed-toggle").click()
 

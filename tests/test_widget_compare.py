@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import run_node, set_attributes, view_result, wait_live
+from conftest import embed_codes, run_node, set_attributes, view_result, wait_live
 
 pytestmark = pytest.mark.browser
 
@@ -150,8 +150,7 @@ def test_the_permalink_keeps_both_texts(view, site_url):
     finally:
         other.close()
     view.locator("attention-view .embed-toggle").click()
-    code = view.evaluate(f"""() => Object.fromEntries([...{SHADOW}.querySelectorAll(".embed-code")]
-      .map((t) => [t.dataset.kind, t.textContent]))""")
+    code = embed_codes(view)
     assert f'compare="{SECOND}"' in code["script"] and f'compare="{SECOND}"' in code["jinja"]
     assert "compare=Alice%20turned" in code["iframe"]
     view.locator("attention-view .embed-toggle").click()

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from browser import ROOT, serve
-from conftest import view_result, wait_live, watched_page
+from conftest import embed_codes, view_result, wait_live, watched_page
 
 pytestmark = pytest.mark.browser
 
@@ -55,8 +55,7 @@ def test_snippets_reproduce_the_view(browser, server):
           el.setAttribute("head", "2"); el.setAttribute("scale", "relative"); }""", TEXT)
         want = view_result(page)
         page.locator("attention-view .embed-toggle").click()
-        code = page.evaluate(f"""() => Object.fromEntries([...{SHADOW}.querySelectorAll(".embed-code")]
-          .map((t) => [t.dataset.kind, t.textContent]))""")
+        code = embed_codes(page)
         assert 'token="said#2"' in code["script"] and 'scale="relative"' in code["script"]
         assert f'src="{url}/static/attention-view.js"' in code["script"]
         assert code["jinja"].startswith("{{ attention_view(text=") and 'token="said#2"' in code["jinja"]
