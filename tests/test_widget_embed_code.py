@@ -14,7 +14,6 @@ from conftest import embed_codes, view_result, wait_live, watched_page
 pytestmark = pytest.mark.browser
 
 TEXT = 'Alice said "yes" & then the Queen said <no>.'
-SHADOW = 'document.querySelector("attention-view").shadowRoot'
 
 
 @pytest.fixture(scope="module")
