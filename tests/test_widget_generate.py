@@ -301,3 +301,24 @@ def test_generate_results_are_json(page):
     assert json.loads(json.dumps(got["ok"])) == got["ok"]
     assert set(got["ok"]) == {"text", "tokens", "reason"}
     assert all(set(t) == {"id", "text", "p"} for t in got["ok"]["tokens"])
+
+
+def test_the_controls_show_what_each_token_was_picked_from(page, reference):
+    """Under the controls: the five most likely tokens where the newest token was drawn, with
+    the probabilities of onnxruntime-python's softmax there, and the pick marked."""
+    text, n = GREEDY[0]
+    ids = reference.ids(text)
+    set_text(page, text)
+    got = generate(page, {"temperature": 0, "maxTokens": n})
+    shown = got["shown"]
+    probs = reference.run(shown)["probs"][len(shown) - 2]
+    line = shadow(page, "s.querySelector('.gen-choice').textContent")
+    assert shadow(page, "s.querySelector('.gen-choice').hidden") is False
+    entries = line.removeprefix("Picked from: ").split(" \u00b7 ")
+    best = np.argsort(-probs, kind="stable")[:5]
+    assert len(entries) == 5 and entries[0].startswith("\u25b8 ")  # greedy: the pick is the top one
+    for entry, token in zip(entries, best):
+        assert entry.endswith(f" {round(100 * probs[token])}%") or (entry.endswith("<1%") and probs[token] < 0.005), (entry, probs[token])
+    assert shown[-1] == best[0] and len(shown) == len(ids) + n
+    page.evaluate("() => document.querySelector('attention-view').shadowRoot.querySelector('.gen-undo').click()")
+    assert shadow(page, "s.querySelector('.gen-choice').hidden") is True

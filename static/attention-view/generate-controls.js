@@ -7,7 +7,7 @@
 import { h, setText, setHidden } from "./dom.js";
 import { checkSetting, DEFAULTS } from "./sampler.js";
 import { SETTING_ATTRIBUTES } from "./generation.js";
-import { displayText } from "./token-labels.js";
+import { displayText, pieceLabel } from "./token-labels.js";
 
 const ANNOUNCE_EVERY_MS = 1200;
 
@@ -43,10 +43,14 @@ export function addGenerateControls(host, r, writer, act) {
   });
   c.inputs.maxTokens.value = String(DEFAULTS.maxTokens);
   c.status = h("p.gen-status");
+  // What the newest token was picked from: the five most likely tokens at the position it
+  // was drawn for (the plain softmax of the run that picked it), the pick marked. The top 5
+  // under the row is one step ahead: what the next token will be drawn from.
+  c.choice = h("p.gen-choice", { hidden: true });
   c.live = h("p.sr-only", { "aria-live": "polite" });
   const box = h("div.gen", { role: "group", "aria-label": "Let the model write" },
     h("div.gen-buttons", {}, c.continue, c.stop, c.undo), h("div.gen-settings", {}, ...fields),
-    c.status, c.error, c.live);
+    c.status, c.choice, c.error, c.live);
   r.notice.before(box);
 
   // --- the settings fields ---------------------------------------------------------------
@@ -117,11 +121,17 @@ export function addGenerateControls(host, r, writer, act) {
   c.stop.addEventListener("click", () => writer.stop());
   c.undo.addEventListener("click", () => {
     const hadFocus = focused() === c.undo;
-    if (writer.undo()) setText(c.status, "Undone: the text is as it was before the model wrote.");
+    if (writer.undo()) {
+      setText(c.status, "Undone: the text is as it was before the model wrote.");
+      setHidden(c.choice, true);
+    }
     if (hadFocus) c.continue.focus();
   });
   // Typing cancels a generation (the writer also notices any other change of the text).
-  r.input.addEventListener("input", () => writer.stop("edit"));
+  r.input.addEventListener("input", () => {
+    writer.stop("edit");
+    setHidden(c.choice, true); // about a token that may no longer be there
+  });
 
   // The Undo button and the fields follow the attributes, whoever changed them.
   const refresh = () => setHidden(c.undo, writer.running || !writer.undoable());
@@ -144,6 +154,16 @@ export function addGenerateControls(host, r, writer, act) {
     if (parts.length) setText(c.live, parts.join(" "));
   };
 
+  // `run` holds the picked token as its last: it was drawn from the logits one position back.
+  const showChoice = (pick, run) => {
+    const top = run.out.topAt(run.ids.length - 2);
+    const name = (id) => `\u00ab${pieceLabel(run.pieceOf(id))}\u00bb`;
+    const listed = top.map(({ id, p }) => `${id === pick.id ? "\u25b8 " : ""}${name(id)} ${pct(p)}`);
+    if (!top.some(({ id }) => id === pick.id)) listed.push(`\u25b8 ${name(pick.id)} ${pct(pick.p)}`);
+    setHidden(c.choice, false);
+    setText(c.choice, `Picked from: ${listed.join(" \u00b7 ")}`);
+  };
+
   const setRunning = (running) => {
     const hadFocus = focused();
     setHidden(c.continue, running);
@@ -157,6 +177,7 @@ export function addGenerateControls(host, r, writer, act) {
   return {
     started(settings) {
       showError(null);
+      setHidden(c.choice, true);
       pending = [];
       setRunning(true);
       setText(c.status, writer.c.status === "live" ? `Writing up to ${plural(settings.maxTokens, "token")}\u2026` : "Waiting for the model\u2026");
@@ -165,6 +186,7 @@ export function addGenerateControls(host, r, writer, act) {
       const label = quoted(run.labels[run.labels.length - 1].text || "\u22ef");
       setText(c.status, `Writing\u2026 ${n} of ${count}: ${label} (${pct(pick.p)})`);
       pending.push(`${label} (${pct(pick.p)})`);
+      showChoice(pick, run);
       // The text box follows the new text as the chips do (it holds two lines, the text grows);
       // called after the render, so its new value is in.
       if (r.input !== host.shadowRoot.activeElement) r.input.scrollTop = r.input.scrollHeight;
