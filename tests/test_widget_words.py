@@ -93,3 +93,24 @@ def test_permalink_uses_the_word(page, site_url):
     page.wait_for_url(lambda u: "token=said%232&" in u)
     # A piece that is not a word's last keeps its index.
     assert page.console_errors == [] and page.page_errors == []
+
+
+def test_a_words_pieces_stay_on_one_line_at_375_px(reused_live_page):
+    """A long word's chips never wrap apart: each word's pieces share one line of the row, on a
+    phone-wide view where the row does wrap (lines are told apart by the chips' tops)."""
+    page = reused_live_page
+    page.set_viewport_size({"width": 375, "height": 800})
+    try:
+        text = ("The Jabberwock whiffled through the tulgey wood, burbling incomprehensibly; "
+                "the frumious Bandersnatch chortled uncontrollably beside the Tumtum tree")
+        r = open_view(page, text=text, token="-1")
+        texts = [t["text"] for t in r["tokens"]]
+        tops = page.evaluate("""() => [...document.querySelector("attention-view").shadowRoot
+          .querySelectorAll(".chip")].map((c) => Math.round(c.getBoundingClientRect().top))""")
+        assert len(tops) == len(texts)
+        groups = [(a, b) for a, b, _ in words(texts) if b > a]
+        assert len(set(tops)) >= 4 and len(groups) >= 5, (tops, groups)  # the row wraps; long words
+        for a, b in groups:
+            assert len(set(tops[a : b + 1])) == 1, (texts[a : b + 1], tops[a : b + 1])
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 720})

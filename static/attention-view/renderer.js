@@ -214,15 +214,10 @@ export class Renderer {
       const el = h("button.chip", { type: "button", tabindex: "-1", "data-index": chips.length }, tok, pct);
       chips.push({ el, tok, pct, label: null, cls: "", bg: "" });
     }
-    const frag = document.createDocumentFragment();
     const words = wordsOf(vm.labels);
-    for (let i = 0; i < chips.length; i++) {
+    this.groupWords(words, count);
+    for (let i = 0; i < count; i++) {
       const chip = chips[i];
-      if (i >= count) {
-        if (chip.el.isConnected) chip.el.remove();
-        continue;
-      }
-      if (!chip.el.isConnected) frag.append(chip.el);
       const label = vm.labels[i];
       const shown = chipText(label);
       if (chip.label !== shown) {
@@ -238,8 +233,26 @@ export class Renderer {
       if (vm.run.continued && i >= vm.run.continued.count) part += " generated";
       chip.part = part;
     }
-    // Even an empty fragment counts as a children change and re-lays out every chip.
-    if (frag.childNodes.length) this.r.chips.append(frag);
+  }
+
+  // Each word's chips sit in one span.word, a flex item that does not wrap inside, so a long
+  // word's pieces stay on one line at 375 px. A node moves only where the grouping changed
+  // (typing at the end regroups the last word, not the row): every move costs layout.
+  groupWords(words, count) {
+    const { chips } = this;
+    const wraps = (this.wordWraps ??= []);
+    const box = this.r.chips;
+    words.list.forEach(({ first, last }, w) => {
+      const wrap = (wraps[w] ??= h("span.word"));
+      if (box.children[w] !== wrap) box.insertBefore(wrap, box.children[w] ?? null);
+      for (let k = first; k <= last; k++) {
+        const el = chips[k].el;
+        if (wrap.children[k - first] !== el) wrap.insertBefore(el, wrap.children[k - first] ?? null);
+      }
+    });
+    // What is left over is past the end: chips of a shorter text, and their words.
+    for (let i = count; i < chips.length; i++) if (chips[i].el.isConnected) chips[i].el.remove();
+    for (let w = words.list.length; w < wraps.length; w++) if (wraps[w].isConnected) wraps[w].remove();
   }
 
   paintRow(vm, row) {
