@@ -13,17 +13,32 @@ function sized(canvas, width, height) {
   return canvas.getContext("2d");
 }
 
-// Writes row[0..upto] (the row of query `upto`) as viridis pixels into `px` at pixel offset
-// `at`, coloured on `scale`; the rest stays clear.
-function paintRow(px, at, row, upto, scale) {
-  for (let k = 0; k <= upto; k++) {
-    const [r, g, b] = TABLE[index(level(scale, row[k], upto))];
-    const o = (at + k) * 4;
-    px[o] = r;
-    px[o + 1] = g;
-    px[o + 2] = b;
-    px[o + 3] = 255;
+// The palette as packed RGBA words in the platform's byte order, so a pixel is one write.
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const PACKED = Uint32Array.from(TABLE, ([r, g, b]) => (LITTLE_ENDIAN
+  ? ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0
+  : ((r << 24) | (g << 16) | (b << 8) | 255) >>> 0));
+
+// One ImageData per canvas, reused while T stays the same: a new one per keystroke was a 64 KB
+// allocation at T = 128 (and garbage to collect).
+const images = new WeakMap(); // canvas -> {img, words}
+
+// Draws the T x T lower-triangular matrix m, one pixel per cell, coloured on `scale`; cells
+// above the diagonal (later keys) are cleared, so the hatching behind the canvas shows.
+function paintMatrix(canvas, m, T, scale) {
+  const ctx = sized(canvas, T, T);
+  let cached = images.get(canvas);
+  if (!cached || cached.img.width !== T) {
+    const img = ctx.createImageData(T, T);
+    images.set(canvas, (cached = { img, words: new Uint32Array(img.data.buffer) }));
   }
+  const { img, words } = cached;
+  for (let q = 0; q < T; q++) {
+    const at = q * T;
+    for (let k = 0; k <= q; k++) words[at + k] = PACKED[index(level(scale, m[at + k], q))];
+    words.fill(0, at + q + 1, at + T);
+  }
+  ctx.putImageData(img, 0, 0);
 }
 
 // A row as a hard-stop CSS gradient over its visible keys: cheaper per keystroke than a
@@ -90,11 +105,7 @@ export function drawMinis(minis, vm) {
 export function drawHeatmap(canvas, marker, vm, row0) {
   const { out, shown, state } = vm;
   const T = out.T;
-  const m = viewMatrix(out, state);
-  const ctx = sized(canvas, T, T);
-  const img = ctx.createImageData(T, T);
-  for (let q = 0; q < T; q++) paintRow(img.data, q * T, m.subarray(q * T, (q + 1) * T), q, state.scale);
-  ctx.putImageData(img, 0, 0);
+  paintMatrix(canvas, viewMatrix(out, state), T, state.scale);
   // Height changes with T only; moving between rows is a transform (no layout): a
   // translateY percentage is of the marker's own height, i.e. one row per 100%.
   const height = `${(100 / T).toFixed(4)}%`;
@@ -117,11 +128,6 @@ export function drawThumbs(thumbs, vm) {
     if (t.out === out && t.scale === state.scale) continue;
     t.out = out;
     t.scale = state.scale;
-    const T = out.T;
-    const m = headMatrix(out, t.layer - 1, t.head - 1);
-    const ctx = sized(t.canvas, T, T);
-    const img = ctx.createImageData(T, T);
-    for (let q = 0; q < T; q++) paintRow(img.data, q * T, m.subarray(q * T, (q + 1) * T), q, state.scale);
-    ctx.putImageData(img, 0, 0);
+    paintMatrix(t.canvas, headMatrix(out, t.layer - 1, t.head - 1), out.T, state.scale);
   }
 }
