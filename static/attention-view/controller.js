@@ -246,7 +246,7 @@ export class Controller {
       else if (this.host.getAttribute(name) !== attrs[name]) this.host.setAttribute(name, attrs[name]);
     }
     this.schedule();
-    const { text, token, layer, head, view, scale, ablate, compare, temperature, topk, seed } = next;
+    const { text, token } = next;
     // `word`: the pinned token as a word spec ("said#2") when one names it unambiguously and
     // the text is the run's (not a new text still to be tokenized); the permalink prefers it.
     const pinned = labels && text === this.run.text && token !== null ? pinnedIndex(next, count, labels) : -1;
@@ -254,8 +254,8 @@ export class Controller {
     this.host.dispatchEvent(new CustomEvent("change", {
       bubbles: true,
       detail: {
-        text, token, word, layer, head, view, scale, ablate, compare, temperature, topk, seed,
-        continued: this.writer.continued(text), action: action.type,
+        ...Object.fromEntries(STATE_KEYS.map((name) => [name, next[name]])),
+        word, continued: this.writer.continued(text), action: action.type,
       },
     }));
   }
@@ -324,7 +324,10 @@ export class Controller {
     if (model) {
       // A run from another model (src changed), another text or other heads off is
       // recomputed, never reused; so is compare mode's second run.
-      const stale = (r, text) => !runMatches(r, this.model, this.state()?.[text], this.state()?.ablate);
+      const stale = (r, key) => {
+        const now = this.state();
+        return !runMatches(r, this.model, now?.[key], now?.ablate);
+      };
       if (!runMatches(run, model, state.text, state.ablate)) {
         run = await maskedRun(model, state.text, state.ablate, run);
         if (stale(run, "text")) {

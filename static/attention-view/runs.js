@@ -78,7 +78,7 @@ import { topFromLogits } from "./readouts.js";
 // book costs a window's worth of tokenizing per keystroke, not the whole book.
 export const WHOLE_TEXT_CHARS = 4096;
 
-function withLabels(run) {
+export function withLabels(run) {
   run.labels = labelTokens(run.pieces);
   run.names = run.labels.map((_, i) => tokenName(run.labels, i));
   return run;
