@@ -14,14 +14,18 @@ const [tokenizer, session] = await Promise.all([
   ort.InferenceSession.create(folder + "model.onnx", { executionProviders: ["wasm"], logSeverityLevel: 3 }),
 ]);
 
-// Every head on: the same feeds the widget sends (head_mask is a required input).
-// Its shape [n_layer, n_head] is fixed in the graph, so the session's metadata has it.
+// Every head on, as the widget sends it (head_mask is a required input). Its shape
+// [n_layer, n_head] is fixed in the graph, so the session's metadata has it.
 const mask = session.inputMetadata.find((m) => m.name === "head_mask");
 const everyHead = mask
   ? { head_mask: new ort.Tensor("float32", new Float32Array(mask.shape[0] * mask.shape[1]).fill(1), [...mask.shape]) } : {};
+// One result needs one position's prediction: the last token's (the fewest logits a page can
+// ask for; the widget asks for the pinned token's and the last one's).
+const positions = session.inputNames.includes("logit_positions");
 
 function feeds(ids) {
-  return { input_ids: new ort.Tensor("int64", BigInt64Array.from(ids, (i) => BigInt(i)), [1, ids.length]), ...everyHead };
+  const last = positions ? { logit_positions: new ort.Tensor("int64", BigInt64Array.of(BigInt(ids.length - 1)), [1]) } : {};
+  return { input_ids: new ort.Tensor("int64", BigInt64Array.from(ids, (i) => BigInt(i)), [1, ids.length]), ...everyHead, ...last };
 }
 
 const first = tokenizer.encode(text, { add_special_tokens: false }).ids;

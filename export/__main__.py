@@ -15,7 +15,7 @@ from export.golden import golden_outputs
 from export.heads import measure_model, ort_run
 from export.parity import ParityError, check_parity, session_for
 from export.story import load_sentences, said_evidence
-from export.to_onnx import OPSET, expected_axes, export_onnx_bytes
+from export.to_onnx import INPUT_NOTES, OPSET, expected_axes, export_onnx_bytes
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.data import read_corpus
 from train.files import UserError, atomic_write_bytes, ensure_writable_dir, sha256_bytes
@@ -124,7 +124,7 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str, layer: int, h
                     "nearer_name_set": {k: two_names[k] for k in ("agree", "total", "share")}},
         "heads": measured["heads"],
         "head_definitions": measured["definitions"],
-        "onnx": {"opset": opset, "axes": expected_axes(cfg), "inputs": {"head_mask": "required; all ones = every head on"}},
+        "onnx": {"opset": opset, "axes": expected_axes(cfg), "inputs": INPUT_NOTES},
     }
     files["meta.json"] = to_json(meta)
     return files

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from export.to_onnx import HEAD_MASK, INPUT, OUTPUTS
+from export.to_onnx import OUTPUTS, graph_feeds
 
 TOP_K = 5
 
@@ -26,8 +26,7 @@ def _nested(array: np.ndarray) -> list:
 def golden_outputs(session, tokenizer, text: str) -> dict:
     """`session`: an onnxruntime session of model.onnx (export/parity.py `session_for`)."""
     ids = tokenizer.encode(text).ids
-    every_head = np.ones(session.get_inputs()[1].shape, dtype=np.float32)
-    got = dict(zip(OUTPUTS, session.run(None, {INPUT: np.array([ids], dtype=np.int64), HEAD_MASK: every_head})))
+    got = dict(zip(OUTPUTS, session.run(None, graph_feeds(session, ids))))  # every head, every position
     probs = softmax(got["logits"][0])  # [T, V]
     top = []
     for row in probs:

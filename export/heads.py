@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from export import head_scores as hs
-from export.to_onnx import HEAD_MASK, INPUT
+from export.to_onnx import HEAD_MASK, graph_feeds
 
 Run = Callable[[np.ndarray, np.ndarray | None], tuple[np.ndarray, np.ndarray]]
 """run(ids [W, T] int64, head_mask [n_layer, n_head] float32 or None)
@@ -45,25 +45,13 @@ SCORE_NAMES = ("previous_token", "self", "first_token", "entropy_bits", "row_max
 def ort_run(session) -> Run:
     """A Run over an onnxruntime session of the browser graph (batch 1: loops over the windows).
 
-    head_mask None means every head on: the graph requires the input, so it gets all ones."""
-    required = {i.name for i in session.get_inputs()}
+    head_mask None means every head on; logits come at every position (to_onnx.graph_feeds)."""
     outputs = ["logits", "attention"]
 
     def run(ids: np.ndarray, head_mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        ids = np.asarray(ids, dtype=np.int64)
-        feeds = {}
-        if head_mask is not None:
-            if HEAD_MASK not in required:
-                raise ValueError(
-                    f"this ONNX graph has no '{HEAD_MASK}' input (inputs: {sorted(required)}): "
-                    "re-export the model with head ablation to measure ablation_nats")
-            feeds[HEAD_MASK] = np.asarray(head_mask, dtype=np.float32)
-        elif HEAD_MASK in required:
-            n_layer, n_head = session.get_outputs()[1].shape[:2]
-            feeds[HEAD_MASK] = np.ones((n_layer, n_head), dtype=np.float32)
         logits, attention = [], []
-        for row in ids:
-            lg, att = session.run(outputs, {INPUT: row[None, :], **feeds})
+        for row in np.asarray(ids, dtype=np.int64):
+            lg, att = session.run(outputs, graph_feeds(session, row, head_mask))
             logits.append(lg[0])
             attention.append(att)
         return np.stack(logits), np.stack(attention)

@@ -2,7 +2,8 @@
 
 Order as in HF optimum: output names, then axis names, then shapes, then values (np.allclose)
 with the largest difference reported, at several sequence lengths other than the export dummy's,
-with every head on (the graph's default) and with several heads switched off through `head_mask`.
+with every head on and with several heads switched off through `head_mask`, and with logits asked
+for at every position and at a few positions out of order (`logit_positions`, as the browser asks).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 import onnxruntime as ort
 import torch
 
-from export.to_onnx import HEAD_MASK, INPUT, OUTPUTS, expected_axes
+from export.to_onnx import INPUTS, OUTPUTS, expected_axes, graph_feeds
 from train.model import TinyTransformer
 
 LENGTHS = (1, 7, 19, 128)
@@ -24,7 +25,7 @@ RTOL = 1e-5
 
 
 def parity_masks(n_layer: int, n_head: int) -> dict[str, np.ndarray | None]:
-    """None = the graph's default; then one early head off (its effect reaches later layers
+    """None = every head on; then one early head off (its effect reaches later layers
     through composition), one last-layer head off, and a whole layer off."""
     on = np.ones((n_layer, n_head), dtype=np.float32)
     first, last, layer = on.copy(), on.copy(), on.copy()
@@ -74,11 +75,10 @@ def check_parity(onnx_bytes: bytes, model: TinyTransformer, lengths=LENGTHS, ato
     inputs = [i.name for i in session.get_inputs()]
     outputs = [o.name for o in session.get_outputs()]
     # Plain inputs only: onnxruntime-web cannot feed an initializer-backed input (to_onnx.py).
-    if inputs != [INPUT, HEAD_MASK] or outputs != list(OUTPUTS):
+    if inputs != list(INPUTS) or outputs != list(OUTPUTS):
         raise ParityError(f"graph names: inputs {inputs}, outputs {outputs}; "
-                          f"expected [{INPUT}, {HEAD_MASK}], {list(OUTPUTS)}")
+                          f"expected {list(INPUTS)}, {list(OUTPUTS)}")
     axes = expected_axes(cfg)
-    every_head = np.ones((cfg.n_layer, cfg.n_head), dtype=np.float32)
     for node in session.get_inputs() + session.get_outputs():
         if list(node.shape) != axes[node.name]:
             raise ParityError(f"{node.name}: axes {node.shape}, expected {axes[node.name]}")
@@ -89,17 +89,22 @@ def check_parity(onnx_bytes: bytes, model: TinyTransformer, lengths=LENGTHS, ato
     for T in lengths:
         ids = rng.integers(0, cfg.vocab_size, size=(1, T), dtype=np.int64)
         report.max_abs_diff[T] = {}
+        # Every position (what Python callers get), and the last, the first and one between,
+        # out of order (a view asks for its pinned token and the last one).
+        some = np.array(sorted({T - 1, 0, T // 2}, reverse=True), dtype=np.int64)
         for label, mask in parity_masks(cfg.n_layer, cfg.n_head).items():
-            feeds = {INPUT: ids, HEAD_MASK: every_head if mask is None else mask}
-            got = dict(zip(OUTPUTS, session.run(None, feeds)))
             with torch.no_grad():
                 logits, att = model(torch.from_numpy(ids), None if mask is None else torch.from_numpy(mask))
-            want = {"logits": logits.numpy(), "attention": att["pattern"][0].numpy(),
-                    "scores": att["scores"][0].numpy()}
-            compared = {name: _compare(name, got[name], want[name], atol, rtol) for name in OUTPUTS}
-            for name, (diff, _) in compared.items():
-                report.max_abs_diff[T][name] = max(diff, report.max_abs_diff[T].get(name, 0.0))
-            bad = {name: f"max |diff| {diff:.2e}" for name, (diff, close) in compared.items() if not close}
-            if bad:
-                raise ParityError(f"T={T}, {label}: ONNX differs from PyTorch beyond atol={atol}, rtol={rtol}: {bad}")
+            for positions in (None, some):
+                got = dict(zip(OUTPUTS, session.run(None, graph_feeds(session, ids, mask, positions))))
+                want = {"logits": logits.numpy() if positions is None else logits.numpy()[:, positions],
+                        "attention": att["pattern"][0].numpy(), "scores": att["scores"][0].numpy()}
+                compared = {name: _compare(name, got[name], want[name], atol, rtol) for name in OUTPUTS}
+                for name, (diff, _) in compared.items():
+                    report.max_abs_diff[T][name] = max(diff, report.max_abs_diff[T].get(name, 0.0))
+                bad = {name: f"max |diff| {diff:.2e}" for name, (diff, close) in compared.items() if not close}
+                if bad:
+                    where = "every position" if positions is None else f"logits at {positions.tolist()}"
+                    raise ParityError(f"T={T}, {label}, {where}: ONNX differs from PyTorch beyond "
+                                      f"atol={atol}, rtol={rtol}: {bad}")
     return report

@@ -96,15 +96,13 @@ class ReferenceModel:
     def run(self, ids: list[int], head_mask=None) -> dict:
         """{"logits" [T, V], "attention"/"scores" [layer, head, T, T], "probs" [T, V] (float64)}.
 
-        head_mask [layer, head] (1 = on, 0 = off); None = every head on."""
+        head_mask [layer, head] (1 = on, 0 = off); None = every head on. Logits at every position."""
         import numpy as np
 
-        cfg = self.meta["config"]
-        mask = np.ones((cfg["n_layer"], cfg["n_head"]), np.float32) if head_mask is None else head_mask
+        from export.to_onnx import graph_feeds
+
         logits, attention, scores = self.session.run(
-            ["logits", "attention", "scores"],
-            {"input_ids": np.array([ids], dtype=np.int64), "head_mask": np.asarray(mask, dtype=np.float32)},
-        )
+            ["logits", "attention", "scores"], graph_feeds(self.session, ids, head_mask))
         z = logits[0].astype(np.float64)
         p = np.exp(z - z.max(axis=-1, keepdims=True))
         return {"logits": logits[0], "attention": attention, "scores": scores, "probs": p / p.sum(-1, keepdims=True)}

@@ -14,7 +14,7 @@ import torch
 from conftest import MODEL_DIR, ROOT
 from export.golden import golden_outputs
 from export.parity import LENGTHS, ParityError, check_parity, session_for
-from export.to_onnx import expected_axes
+from export.to_onnx import expected_axes, graph_feeds
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.files import sha256_file
 from train.tokenizer import load_tokenizer_json
@@ -71,6 +71,33 @@ def test_graph_names_and_axes(model, onnx_bytes):
     got = {vi.name: dims(vi) for vi in list(proto.graph.input) + list(proto.graph.output)}
     assert got == expected_axes(model.cfg)
     assert not proto.graph.initializer or all(not t.external_data for t in proto.graph.initializer)
+
+
+def test_logits_only_at_the_positions_asked_for(model, onnx_bytes):
+    session = session_for(onnx_bytes)
+    ids = np.random.default_rng(3).integers(0, model.cfg.vocab_size, size=23)
+    every, attention = session.run(["logits", "attention"], graph_feeds(session, ids))
+    assert every.shape == (1, 23, model.cfg.vocab_size)  # the default: every position, as PyTorch
+    some, same_attention = session.run(["logits", "attention"], graph_feeds(session, ids, logit_positions=[22, 0, 9]))
+    assert some.shape == (1, 3, model.cfg.vocab_size)
+    np.testing.assert_allclose(some[0], every[0, [22, 0, 9]], rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(same_attention, attention)
+
+
+def test_graph_feeds_runs_an_older_graph_only_on_its_defaults():
+    """A graph exported before head_mask and logit_positions existed (a real, tiny one) runs
+    with the defaults; asking it for what it cannot do is refused, not silently ignored."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Identity", ["input_ids"], ["logits"])], "old",
+                              [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "seq"])],
+                              [helper.make_tensor_value_info("logits", TensorProto.INT64, [1, "seq"])])
+    old = session_for(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    assert list(graph_feeds(old, [5, 6, 7])) == ["input_ids"]
+    with pytest.raises(ValueError, match="no 'logit_positions' input"):
+        graph_feeds(old, [5, 6, 7], logit_positions=[2])
+    with pytest.raises(ValueError, match="no 'head_mask' input"):
+        graph_feeds(old, [5, 6, 7], head_mask=np.ones((2, 4)))
 
 
 def test_size_budget_and_tied_embedding_stored_once(model, onnx_bytes):

@@ -134,7 +134,7 @@ const r = {
   avg: Array.from(V.averageMatrix(out, 1)),
   roll: Array.from(V.rolloutMatrix(out, 1)),
   head: Array.from(V.viewRow(out, { view: "head", layer: 2, head: 2 }, 2)),
-  top: V.topFromLogits(Float32Array.from(logits), vocab, 1, 5),
+  top: V.topFromLogits(Float32Array.from(logits).subarray(vocab, 2 * vocab), 5),
   spread: [V.spread([1, 0, 0], 2), V.spread([1 / 3, 1 / 3, 1 / 3], 2)],
 };
 process.stdout.write(JSON.stringify(r));

@@ -210,14 +210,10 @@ class Reference:
         return self.tokenizer.encode(text, add_special_tokens=False).ids
 
     def feeds(self, ids: list[int]) -> dict:
-        """input_ids, plus all-ones head_mask when the graph takes one (every head on)."""
-        import numpy as np
+        """Every head on, logits at every position, for whichever inputs the graph has."""
+        from export.to_onnx import graph_feeds
 
-        feeds = {"input_ids": np.array([ids], dtype=np.int64)}
-        for node in self.session.get_inputs():
-            if node.name == "head_mask":
-                feeds["head_mask"] = np.ones(node.shape, dtype=np.float32)
-        return feeds
+        return graph_feeds(self.session, ids)
 
     def attention(self, ids: list[int]):
         return self.session.run(["attention"], self.feeds(ids))[0]

@@ -166,8 +166,12 @@ class TinyTransformer(nn.Module):
     def n_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
-    def forward(self, ids: torch.Tensor, head_mask: torch.Tensor | None = None):
-        """head_mask [n_layer, n_head] (1 = on, 0 = that head's output zeroed), default all on."""
+    def forward(self, ids: torch.Tensor, head_mask: torch.Tensor | None = None,
+                logit_positions: torch.Tensor | None = None):
+        """head_mask [n_layer, n_head] (1 = on, 0 = that head's output zeroed), default all on.
+        logit_positions [P] int64: the positions whose next-token logits to compute (logits are
+        then [B, P, V], in that order), default all T. At T = 128 the tied output layer is about
+        half the model's multiply-adds, and a view reads one or two positions' predictions."""
         B, T = ids.shape
         if T > self.cfg.n_ctx:
             raise ValueError(f"sequence of {T} tokens exceeds the context of {self.cfg.n_ctx}")
@@ -180,8 +184,10 @@ class TinyTransformer(nn.Module):
             x, scores, pattern = block(x, None if head_mask is None else head_mask[layer])
             all_scores.append(scores)
             all_patterns.append(pattern)
+        if logit_positions is not None:
+            x = x[:, logit_positions]  # [B, T, C] -> [B, P, C]; ln_final is per position
         # Tied unembedding: the output layer reuses the token table, stored once.
-        logits = self.ln_final(x) @ self.tok_emb.weight.T  # [B, T, V]
+        logits = self.ln_final(x) @ self.tok_emb.weight.T  # [B, T or P, V]
         attention = {
             "scores": torch.stack(all_scores, dim=1),  # [B, layer, head, T, T], -inf above diagonal
             "pattern": torch.stack(all_patterns, dim=1),  # [B, layer, head, T, T]

@@ -146,7 +146,7 @@ function paintPanel(v, vm, heads, errors, config) {
   setText(v.colOff, `${shortNames(heads)} off`);
   setText(v.caption, `Next-token probabilities after ${who}: every head on, and with ${longNames(heads)} off`);
   const baseline = vm.run.baseline;
-  const bars = baseline?.logits && vm.out.logits ? pairedBars(baseline, vm.out, vm.shown) : [];
+  const bars = baseline?.logitsAt?.(vm.shown) && vm.out.logitsAt?.(vm.shown) ? pairedBars(baseline, vm.out, vm.shown) : [];
   v.rows.forEach((row, i) => {
     const bar = bars[i];
     setHidden(row.tr, !bar);

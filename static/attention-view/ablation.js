@@ -94,8 +94,8 @@ export function longNames(heads) {
  * in the run where it is not among the top 5.
  */
 export function probsAt(out, q, ids) {
-  const V = out.V;
-  const row = out.logits.subarray(q * V, (q + 1) * V);
+  const row = out.logitsAt(q);
+  const V = row.length;
   let max = -Infinity;
   for (let i = 0; i < V; i++) if (row[i] > max) max = row[i];
   let sum = 0;
@@ -106,7 +106,7 @@ export function probsAt(out, q, ids) {
 /**
  * The paired bars at position `q`: every token in the baseline's top 5 or the ablated run's
  * top 5 (so 5 to 10 tokens), each with its probability in both runs, the most likely under
- * either run first. `baseline` and `ablated` are run outputs with logits and `topAt`.
+ * either run first. `baseline` and `ablated` are run outputs with logits at `q` and `topAt`.
  * @returns {{id: number, baseline: number, ablated: number}[]}
  */
 export function pairedBars(baseline, ablated, q) {
@@ -124,7 +124,7 @@ export function pairedBars(baseline, ablated, q) {
  */
 export function nextTokenChange(run, q) {
   const base = run.ablate ? run.baseline : run.out;
-  if (!run.out?.logits || !base?.logits || q < 0 || q + 1 >= run.ids.length) return null;
+  if (q < 0 || q + 1 >= run.ids.length || !run.out?.logitsAt?.(q) || !base?.logitsAt?.(q)) return null;
   const id = run.ids[q + 1];
   const [baseline] = probsAt(base, q, [id]);
   const [ablated] = probsAt(run.out, q, [id]);

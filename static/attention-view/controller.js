@@ -15,8 +15,8 @@
 import {
   loadMeta, loadGolden, loadModel, loadTokenizer, modelBytes, forget, loaderEvents,
 } from "./model-loader.js";
-import { STATE_KEYS, resolve, reduce, toAttributes, pinnedIndex } from "./state.js";
-import { goldenRun, emptyRun, toResult } from "./runs.js";
+import { STATE_KEYS, resolve, reduce, toAttributes, pinnedIndex, shownIndex } from "./state.js";
+import { goldenRun, emptyRun, toResult, viewPositions, ensureLogits } from "./runs.js";
 import { maskedRun, compareRun, runMatches } from "./masked-run.js";
 import { addInterventions, withInterventions } from "./interventions.js";
 import { Writer } from "./generation.js";
@@ -71,6 +71,13 @@ export class Controller {
 
   pinned() {
     return this.run && this.meta ? pinnedIndex(this.state(), this.run.labels.length, this.run.labels) : null;
+  }
+
+  /** Where `run` (of the state's text) needs next-token logits: runs.js viewPositions. */
+  logitPositions(run) {
+    const state = this.state();
+    const n = run.labels.length;
+    return viewPositions(n, pinnedIndex(state, n, run.labels), shownIndex(state, n, run.labels));
   }
 
   result() {
@@ -328,13 +335,16 @@ export class Controller {
         const now = this.state();
         return !runMatches(r, this.model, now?.[key], now?.ablate);
       };
+      const positions = (r) => this.logitPositions(r);
       if (!runMatches(run, model, state.text, state.ablate)) {
-        run = await maskedRun(model, state.text, state.ablate, run);
+        run = await maskedRun(model, state.text, state.ablate, run, { positions });
         if (stale(run, "text")) {
           this.again = true; // typed (or switched model) meanwhile: skip painting a stale run
           return;
         }
       }
+      // A token pinned or hovered since the run was made: its predictions cost one more run.
+      if (await ensureLogits(model, run, positions(run)) && stale(run, "text")) return void (this.again = true);
       this.second = await compareRun(model, state, this.second);
       if (this.second && stale(this.second, "compare")) return void (this.again = true);
     } else if (state.text === "") {

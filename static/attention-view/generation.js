@@ -13,7 +13,7 @@
 // after an edit, the text is tokenized as any other.
 
 import { sampleNext, uniformAt, checkSettings, DEFAULTS } from "./sampler.js";
-import { withTopAt, withLabels } from "./runs.js";
+import { withTopAt, withLabels, ensureLogits } from "./runs.js";
 import { maskFor } from "./ablation.js";
 
 export const STEP_MEASURE = "attention-view:generate-step";
@@ -29,7 +29,7 @@ export function continuedRun(model, ids, out, base, ablate) {
   const run = withLabels({
     text: base.text, live: true, ids, pieces: ids.map((id) => model.tokenizer.id_to_token(id) ?? ""),
     truncated: null, model,
-    out: withTopAt(out, model.config.vocab_size),
+    out: withTopAt(out),
     pieceOf: (id) => model.tokenizer.id_to_token(id) ?? "",
     ablate,
     baseline: ablate ? null : out, // masked-run.js: with heads off, the every-head-on run comes once at the end
@@ -109,7 +109,7 @@ export class Writer {
       if (job.stopped) return this.finish(job, run, produced, job.stopped);
       if (!run || !run.live || run.model !== model || run.text !== state.text) throw new Error("the view has no live run to continue");
       if (!run.out) throw new RangeError("Type some text first: the model continues a text.");
-      const { n_ctx: nCtx, vocab_size: V } = model.config;
+      const { n_ctx: nCtx } = model.config;
       const room = run.truncated ? 0 : nCtx - run.ids.length;
       if (room <= 0) throw new RangeError(`The text already fills the model's window of ${nCtx} tokens, so there is no room to continue it.`);
       const count = Math.min(settings.maxTokens, room);
@@ -124,11 +124,14 @@ export class Writer {
       for (let i = 0; i < count; i++) {
         const started = performance.now();
         const q = run.ids.length - 1;
-        const pick = sampleNext(run.out.logits.subarray(q * V, (q + 1) * V), settings, () => uniformAt(settings.seed, q + 1));
+        if (!run.out.logitsAt(q)) await ensureLogits(model, run, [q]); // the view keeps the last one
+        const pick = sampleNext(run.out.logitsAt(q), settings, () => uniformAt(settings.seed, q + 1));
         const ids = [...run.ids, pick.id];
         const now = this.c.state();
         const mask = maskFor(now, this.c.meta); // the heads the view has switched off (ablation.js)
-        const out = await model.run(ids, mask);
+        // Logits where the pin goes (the new token: the next pick) and one back (what this
+        // token was picked from, for the controls' "Picked from" line).
+        const out = await model.run(ids, mask, [q, q + 1]);
         if (stale()) break;
         run = continuedRun(model, ids, out, base, mask ? now.ablate : null);
         produced.push(pick);
@@ -150,7 +153,7 @@ export class Writer {
       reason = job.stopped ?? (this.c.state()?.text !== expected ? "edit" : count < settings.maxTokens && produced.length === count ? "window" : "max-tokens");
       if (run.ablate && !run.baseline && this.c.run === run) {
         // The paired bars of the heads-off view need the every-head-on run: once, at the end.
-        run.baseline = withTopAt(await model.run(run.ids), V);
+        run.baseline = withTopAt(await model.run(run.ids, null, [run.ids.length - 1]));
         if (this.c.run === run) this.c.schedule();
       }
       return this.finish(job, run, produced, reason);

@@ -10,16 +10,17 @@ import { maskFor } from "./ablation.js";
  * `text` run with the heads of `ablate` (ablation.js canonical form, null = none) switched
  * off; `run.baseline` is the every-head-on run (`out` itself when no head is off). Without
  * `baseline`, a run with heads off gets none (compare mode's second text only draws rows).
+ * `positions(run)`: where to compute logits (runs.js liveRun; null: every position).
  * @returns {Promise<import("./runs.js").Run>}
  */
-export async function maskedRun(model, text, ablate, previous = null, { baseline = true } = {}) {
+export async function maskedRun(model, text, ablate, previous = null, { baseline = true, positions = null } = {}) {
   if (text === "") return { ...emptyRun(true), model, ablate: ablate ?? null, baseline: null };
   const mask = maskFor({ ablate }, model.meta);
-  const run = await liveRun(model, text, mask, previous);
+  const run = await liveRun(model, text, mask, previous, positions);
   run.ablate = ablate ?? null;
   if (!mask || !run.out) run.baseline = run.out;
   else if (previous?.model === model && previous.text === text && previous.baseline) run.baseline = previous.baseline;
-  else run.baseline = baseline ? withTopAt(await model.run(run.ids), model.config.vocab_size) : null;
+  else run.baseline = baseline ? withTopAt(await model.run(run.ids, null, positions ? positions(run) : null)) : null;
   return run;
 }
 
@@ -30,10 +31,12 @@ export function runMatches(run, model, text, ablate) {
 
 /**
  * Compare mode's second run for `state` (null when compare mode is off), with the same heads
- * switched off as the first; `previous` is reused when it still matches.
+ * switched off as the first; `previous` is reused when it still matches. It only draws rows,
+ * so it computes logits at its last position alone (the graph needs at least one).
  */
 export async function compareRun(model, state, previous) {
   if (state.compare === null || state.compare === undefined) return null;
   if (runMatches(previous, model, state.compare, state.ablate)) return previous;
-  return maskedRun(model, state.compare, state.ablate ?? null, null, { baseline: false });
+  return maskedRun(model, state.compare, state.ablate ?? null, null,
+    { baseline: false, positions: (run) => [run.ids.length - 1] });
 }

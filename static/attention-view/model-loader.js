@@ -238,13 +238,16 @@ export class Model {
 
   /**
    * Runs the graph on 1 to n_ctx ids, with the heads whose `headMask` entry (layer-major,
-   * L·H values) is 0 switched off; null = every head on.
-   * @returns {Promise<{T: number, L: number, H: number, V: number, logits: Float32Array,
-   *   attention: Float32Array, scores: Float32Array}>} flat arrays straight from ORT
-   *   (shapes in docs/model-files.md)
+   * L·H values) is 0 switched off (null = every head on), computing next-token logits only at
+   * `positions` (0-based; null = every position). The output layer is about half the model's
+   * work at 128 tokens, and a view reads one or two positions (runs.js ensureLogits adds more).
+   * @returns {Promise<{T: number, L: number, H: number, V: number, mask: Float32Array|null,
+   *   rows: Map<number, Float32Array>, attention: Float32Array, scores: Float32Array}>}
+   *   flat arrays straight from ORT (shapes in docs/model-files.md); `rows` maps a position to
+   *   its V logits, `mask` is the `headMask` it ran with
    */
-  run(ids, headMask = null) {
-    const job = this.queue.then(() => this._run(ids, headMask));
+  run(ids, headMask = null, positions = null) {
+    const job = this.queue.then(() => this._run(ids, headMask, positions));
     this.queue = job.catch(() => {});
     return job;
   }
@@ -255,7 +258,7 @@ export class Model {
     return new this.ort.Tensor("float32", mask === null ? new Float32Array(L * H).fill(1) : Float32Array.from(mask), [L, H]);
   }
 
-  async _run(ids, headMask) {
+  async _run(ids, headMask, positions) {
     const { n_layer: L, n_head: H, vocab_size: V, n_ctx } = this.config;
     const T = ids.length;
     if (T < 1 || T > n_ctx) throw new Error(`the model takes 1 to ${n_ctx} tokens, not ${T}`);
@@ -264,8 +267,18 @@ export class Model {
     // A graph with switchable heads requires head_mask (a plain input: onnxruntime-web cannot
     // feed an initializer-backed default). An older graph without it runs as before.
     if (this.session.inputNames.includes("head_mask")) feeds.head_mask = this.headMask(headMask, L, H);
+    // Likewise logit_positions; an older graph computes every position's logits.
+    let at = Array.from({ length: T }, (_, i) => i);
+    if (this.session.inputNames.includes("logit_positions")) {
+      if (positions !== null) at = [...new Set(positions)].filter((q) => Number.isInteger(q) && q >= 0 && q < T);
+      if (!at.length) at = [T - 1];
+      feeds.logit_positions = new this.ort.Tensor("int64", BigInt64Array.from(at, (i) => BigInt(i)), [at.length]);
+    }
     const res = await this.session.run(feeds);
-    return { T, L, H, V, logits: res.logits.data, attention: res.attention.data, scores: res.scores.data };
+    const logits = res.logits.data; // [1, at.length, V]
+    const rows = new Map(at.map((q, i) => [q, logits.subarray(i * V, (i + 1) * V)]));
+    const mask = headMask === null ? null : Float32Array.from(headMask);
+    return { T, L, H, V, mask, rows, attention: res.attention.data, scores: res.scores.data };
   }
 }
 

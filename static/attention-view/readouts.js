@@ -140,9 +140,9 @@ export function scoreRow(out, layer, head, query) {
   return out.scores.subarray(start, start + out.T);
 }
 
-/** Top-k next tokens at one position: softmax of that position's logits (float64). */
-export function topFromLogits(logits, vocab, position, k = 5) {
-  const row = logits.subarray(position * vocab, (position + 1) * vocab);
+/** Top-k next tokens from one position's logits (`row`, V values): softmax in float64. */
+export function topFromLogits(row, k = 5) {
+  const vocab = row.length;
   let max = -Infinity;
   for (let i = 0; i < vocab; i++) if (row[i] > max) max = row[i];
   let sum = 0;

@@ -14,7 +14,13 @@
  * @property {number} V  vocabulary size
  * @property {Float32Array|Float64Array} attention  softmax weights; masked keys are 0
  * @property {Float32Array|Float64Array} scores  what softmax saw; masked keys are -Infinity
- * @property {(query: number) => {id: number, p: number}[]} topAt  top-5 next tokens (memoised)
+ * @property {(query: number) => {id: number, p: number}[]} topAt  top-5 next tokens (memoised);
+ *   [] at a position whose logits were not computed (see ensureLogits)
+ * @property {(query: number) => Float32Array|null} [logitsAt]  a live run's V logits at a
+ *   position, null where not computed: the graph computes logits only at the positions asked
+ *   for (model-loader.js Model.run)
+ * @property {Map<number, Float32Array>} [rows]  those logits, by position
+ * @property {Float32Array|null} [mask]  the head mask the run had (null: every head on)
  */
 /**
  * What was cut from a text longer than the model's context.
@@ -122,26 +128,58 @@ export function lastTokens(model, text) {
   };
 }
 
-/** Gives a model run's outputs their `topAt` (see Outputs); returns `out`. */
-export function withTopAt(out, vocab) {
+/** Gives a model run's outputs their `topAt` and `logitsAt` (see Outputs); returns `out`. */
+export function withTopAt(out) {
   // Memoised: the renderer and `result` both ask for the pinned position on every update,
   // and each call is a softmax over the whole vocabulary.
   const tops = new Map();
+  out.logitsAt = (q) => out.rows.get(q) ?? null;
   out.topAt = (q) => {
-    if (!tops.has(q)) tops.set(q, topFromLogits(out.logits, vocab, q));
+    if (!tops.has(q)) {
+      const row = out.logitsAt(q);
+      if (!row) return [];
+      tops.set(q, topFromLogits(row));
+    }
     return tops.get(q);
   };
   return out;
 }
 
 /**
+ * The positions of `run` whose predictions the view reads for `pinned` and `shown` (the
+ * hovered token, or the pinned one): those two and the last token (what "Continue" picks
+ * from), 0-based and within the run.
+ */
+export function viewPositions(count, ...indices) {
+  return [...new Set([...indices, count - 1])].filter((q) => q >= 0 && q < count);
+}
+
+/**
+ * Makes sure `run`'s live outputs (and its every-head-on baseline) have logits at `positions`,
+ * running the model again for any that are missing, with the same heads off; the attention of
+ * that run is the same and is not kept. Resolves true when it ran the model.
+ */
+export async function ensureLogits(model, run, positions) {
+  let ran = false;
+  for (const out of new Set([run.out, run.baseline])) {
+    if (!out?.rows || run.model !== model) continue;
+    const missing = positions.filter((q) => q >= 0 && q < out.T && !out.rows.has(q));
+    if (!missing.length) continue;
+    const more = await model.run(run.ids, out.mask, missing);
+    for (const [q, row] of more.rows) out.rows.set(q, row);
+    ran = true;
+  }
+  return ran;
+}
+
+/**
  * Tokenizes and runs `text`. Longer than the context, it keeps the LAST n_ctx tokens (the
  * ones a language model would condition on to continue the text) and records what it cut.
  * `headMask`: ablation.js maskFor (null = every head on). `previous`: the run on screen.
+ * `positions(run)`: the positions to compute logits at, given the tokenized run (null: all).
  * @returns {Promise<Run>}
  */
-export async function liveRun(model, text, headMask = null, previous = null) {
-  const { vocab_size } = model.config;
+export async function liveRun(model, text, headMask = null, previous = null, positions = null) {
   // The same text as `previous` keeps its ids: a continuation's are the ids the model chose
   // (generation.js), which tokenizing its text again need not give back.
   const same = previous?.model === model && previous.text === text && previous.ids.length > 0;
@@ -157,8 +195,9 @@ export async function liveRun(model, text, headMask = null, previous = null) {
     pieceOf: (id) => model.tokenizer.id_to_token(id) ?? "",
   };
   if (same && previous.continued) run.continued = previous.continued;
-  if (ids.length) run.out = withTopAt(await model.run(ids, headMask), vocab_size);
-  return withLabels(run);
+  withLabels(run);
+  if (ids.length) run.out = withTopAt(await model.run(ids, headMask, positions ? positions(run) : null));
+  return run;
 }
 
 /**
