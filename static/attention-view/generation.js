@@ -13,7 +13,7 @@
 // after an edit, the text is tokenized as any other.
 
 import { sampleNext, uniformAt, checkSettings, DEFAULTS } from "./sampler.js";
-import { withTopAt, withLabels, ensureLogits } from "./runs.js";
+import { withPredictions, withLabels, ensureLogits } from "./runs.js";
 import { maskFor } from "./ablation.js";
 
 export const STEP_MEASURE = "attention-view:generate-step";
@@ -29,7 +29,7 @@ export function continuedRun(model, ids, out, base, ablate) {
   const run = withLabels({
     text: base.text, live: true, ids, pieces: ids.map((id) => model.tokenizer.id_to_token(id) ?? ""),
     truncated: null, model,
-    out: withTopAt(out),
+    out: withPredictions(out),
     pieceOf: (id) => model.tokenizer.id_to_token(id) ?? "",
     ablate,
     baseline: ablate ? null : out, // masked-run.js: with heads off, the every-head-on run comes once at the end
@@ -153,7 +153,7 @@ export class Writer {
       reason = job.stopped ?? (this.c.state()?.text !== expected ? "edit" : count < settings.maxTokens && produced.length === count ? "window" : "max-tokens");
       if (run.ablate && !run.baseline && this.c.run === run) {
         // The paired bars of the heads-off view need the every-head-on run: once, at the end.
-        run.baseline = withTopAt(await model.run(run.ids, null, [run.ids.length - 1]));
+        run.baseline = withPredictions(await model.run(run.ids, null, [run.ids.length - 1]));
         if (this.c.run === run) this.c.schedule();
       }
       return this.finish(job, run, produced, reason);

@@ -3,7 +3,7 @@
 // over from the previous run of the same text, so switching a head on or off costs one model
 // run, and only a new text costs two.
 
-import { liveRun, emptyRun, withTopAt } from "./runs.js";
+import { liveRun, emptyRun, withPredictions } from "./runs.js";
 import { maskFor } from "./ablation.js";
 
 /**
@@ -20,7 +20,7 @@ export async function maskedRun(model, text, ablate, previous = null, { baseline
   run.ablate = ablate ?? null;
   if (!mask || !run.out) run.baseline = run.out;
   else if (previous?.model === model && previous.text === text && previous.baseline) run.baseline = previous.baseline;
-  else run.baseline = baseline ? withTopAt(await model.run(run.ids, null, positions ? positions(run) : null)) : null;
+  else run.baseline = baseline ? withPredictions(await model.run(run.ids, null, positions ? positions(run) : null)) : null;
   return run;
 }
 

@@ -128,8 +128,8 @@ export function lastTokens(model, text) {
   };
 }
 
-/** Gives a model run's outputs their `topAt` and `logitsAt` (see Outputs); returns `out`. */
-export function withTopAt(out) {
+/** Gives a live run's outputs their `topAt` and `logitsAt` (see Outputs); returns `out`. */
+export function withPredictions(out) {
   // Memoised: the renderer and `result` both ask for the pinned position on every update,
   // and each call is a softmax over the whole vocabulary.
   const tops = new Map();
@@ -196,7 +196,7 @@ export async function liveRun(model, text, headMask = null, previous = null, pos
   };
   if (same && previous.continued) run.continued = previous.continued;
   withLabels(run);
-  if (ids.length) run.out = withTopAt(await model.run(ids, headMask, positions ? positions(run) : null));
+  if (ids.length) run.out = withPredictions(await model.run(ids, headMask, positions ? positions(run) : null));
   return run;
 }
 
