@@ -104,15 +104,13 @@ def graph_feeds(session, ids, head_mask=None, logit_positions=None) -> dict:
     ids = np.asarray(ids, dtype=np.int64).reshape(1, -1)  # [T] or [1, T] -> [1, T]
     inputs = {node.name: node for node in session.get_inputs()}
     feeds = {INPUT: ids}
-    wanted = {HEAD_MASK: head_mask, LOGIT_POSITIONS: logit_positions}
-    for name, value in wanted.items():
-        if name not in inputs:
-            if value is not None:
-                raise ValueError(f"this ONNX graph has no '{name}' input (inputs: {sorted(inputs)}): "
-                                 "re-export the model with the current exporter")
-            continue
-        if name == HEAD_MASK:
-            feeds[name] = np.ones(inputs[name].shape, np.float32) if value is None else np.asarray(value, np.float32)
-        else:
-            feeds[name] = np.arange(ids.shape[1], dtype=np.int64) if value is None else np.asarray(value, np.int64)
+    # name: (value asked for, dtype, the default for a node of the graph)
+    optional = {HEAD_MASK: (head_mask, np.float32, lambda node: np.ones(node.shape)),
+                LOGIT_POSITIONS: (logit_positions, np.int64, lambda node: np.arange(ids.shape[1]))}
+    for name, (value, dtype, default) in optional.items():
+        if name in inputs:
+            feeds[name] = np.asarray(default(inputs[name]) if value is None else value, dtype)
+        elif value is not None:
+            raise ValueError(f"this ONNX graph has no '{name}' input (inputs: {sorted(inputs)}): "
+                             "re-export the model with the current exporter")
     return feeds

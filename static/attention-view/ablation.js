@@ -3,6 +3,8 @@
 // no model. The graph does the switching (its `head_mask` input zeroes a head's output before
 // the layer's output projection); nothing here re-computes any part of the model.
 
+import { softmaxOf } from "./readouts.js";
+
 const PAIR = /^(\d+)\.(\d+)$/;
 
 /**
@@ -89,17 +91,13 @@ export function longNames(heads) {
 }
 
 /**
- * Softmax probabilities of `ids` at position `q` from a run's logits (float64, as
- * readouts.js topFromLogits computes the top 5): the paired bars need a token's probability
- * in the run where it is not among the top 5.
+ * Softmax probabilities of `ids` at position `q` from a run's logits (readouts.js softmaxOf, as
+ * the top 5 are computed): the paired bars need a token's probability in the run where it is
+ * not among the top 5.
  */
 export function probsAt(out, q, ids) {
   const row = out.logitsAt(q);
-  const V = row.length;
-  let max = -Infinity;
-  for (let i = 0; i < V; i++) if (row[i] > max) max = row[i];
-  let sum = 0;
-  for (let i = 0; i < V; i++) sum += Math.exp(row[i] - max);
+  const { max, sum } = softmaxOf(row);
   return ids.map((id) => Math.exp(row[id] - max) / sum);
 }
 

@@ -8,6 +8,7 @@
 import { h } from "./dom.js";
 import { wordsOf, wordSpec } from "./words.js";
 import { GENERATE_KEYS } from "./state.js";
+import { formatAblate } from "./ablation.js";
 
 const SITE_ROOT = new URL("../../", import.meta.url).href;
 
@@ -25,7 +26,7 @@ export function embedState(result, settings = {}) {
     text: result.text, layer: result.layer, head: result.head,
     token: word ?? result.token, view: result.view, scale: result.scale ?? "share",
     // Only when set, so that snippets of views without them stay as they were.
-    ...(result.ablated?.length ? { ablate: result.ablated.map(([l, hd]) => `${l}.${hd}`).join(" ") } : {}),
+    ...(result.ablated?.length ? { ablate: formatAblate(result.ablated) } : {}),
     ...(result.compare ? { compare: result.compare.text } : {}),
     ...Object.fromEntries(GENERATE_KEYS.filter((k) => settings[k] != null).map((k) => [k, settings[k]])),
   };
@@ -34,7 +35,7 @@ export function embedState(result, settings = {}) {
 /** {script, iframe, jinja} snippets for `result`, with assets under `root` (ends with "/"). */
 export function snippets(result, root = SITE_ROOT, settings = {}) {
   const s = embedState(result, settings);
-  const keys = ["text", "layer", "head", "token", "view", "scale", "ablate", "compare", ...GENERATE_KEYS].filter((k) => k in s);
+  const keys = Object.keys(s); // embedState's order; optional keys only when set
   const attrs = keys.map((k) => `${k}="${attr(s[k])}"`).join(" ");
   const script = `<script type="module" src="${attr(root)}static/attention-view.js"></script>\n` +
     `<attention-view ${attrs}>\n  <p>A live attention view: it needs JavaScript and WebAssembly.</p>\n</attention-view>`;

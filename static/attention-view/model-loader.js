@@ -252,21 +252,20 @@ export class Model {
     return job;
   }
 
-  /** [L, H] float32 mask from null (every head on) or a Float32Array/array of L·H ones and zeros. */
-  headMask(mask, L, H) {
-    if (mask !== null && mask.length !== L * H) throw new Error(`head_mask needs ${L * H} values, not ${mask.length}`);
-    return new this.ort.Tensor("float32", mask === null ? new Float32Array(L * H).fill(1) : Float32Array.from(mask), [L, H]);
-  }
-
   async _run(ids, headMask, positions) {
     const { n_layer: L, n_head: H, vocab_size: V, n_ctx } = this.config;
     const T = ids.length;
     if (T < 1 || T > n_ctx) throw new Error(`the model takes 1 to ${n_ctx} tokens, not ${T}`);
+    if (headMask !== null && headMask.length !== L * H) throw new Error(`head_mask needs ${L * H} values, not ${headMask.length}`);
+    // A copy: the run keeps it (runs.js ensureLogits runs again with the same heads off).
+    const mask = headMask === null ? null : Float32Array.from(headMask);
     const input = new this.ort.Tensor("int64", BigInt64Array.from(ids, (i) => BigInt(i)), [1, T]);
     const feeds = { input_ids: input };
     // A graph with switchable heads requires head_mask (a plain input: onnxruntime-web cannot
     // feed an initializer-backed default). An older graph without it runs as before.
-    if (this.session.inputNames.includes("head_mask")) feeds.head_mask = this.headMask(headMask, L, H);
+    if (this.session.inputNames.includes("head_mask")) {
+      feeds.head_mask = new this.ort.Tensor("float32", mask ?? new Float32Array(L * H).fill(1), [L, H]);
+    }
     // Likewise logit_positions; an older graph computes every position's logits.
     let at = Array.from({ length: T }, (_, i) => i);
     if (this.session.inputNames.includes("logit_positions")) {
@@ -277,7 +276,6 @@ export class Model {
     const res = await this.session.run(feeds);
     const logits = res.logits.data; // [1, at.length, V]
     const rows = new Map(at.map((q, i) => [q, logits.subarray(i * V, (i + 1) * V)]));
-    const mask = headMask === null ? null : Float32Array.from(headMask);
     return { T, L, H, V, mask, rows, attention: res.attention.data, scores: res.scores.data };
   }
 }

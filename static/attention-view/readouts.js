@@ -140,13 +140,20 @@ export function scoreRow(out, layer, head, query) {
   return out.scores.subarray(start, start + out.T);
 }
 
+/** The softmax of one position's logits as {max, sum}: token i's probability is
+ * exp(row[i] − max) / sum, in float64 (the top 5 and the paired bars both read it this way). */
+export function softmaxOf(row) {
+  let max = -Infinity;
+  for (let i = 0; i < row.length; i++) if (row[i] > max) max = row[i];
+  let sum = 0;
+  for (let i = 0; i < row.length; i++) sum += Math.exp(row[i] - max);
+  return { max, sum };
+}
+
 /** Top-k next tokens from one position's logits (`row`, V values): softmax in float64. */
 export function topFromLogits(row, k = 5) {
   const vocab = row.length;
-  let max = -Infinity;
-  for (let i = 0; i < vocab; i++) if (row[i] > max) max = row[i];
-  let sum = 0;
-  for (let i = 0; i < vocab; i++) sum += Math.exp(row[i] - max);
+  const { max, sum } = softmaxOf(row);
   const best = []; // small insertion-sorted list; vocab is a few thousand
   for (let i = 0; i < vocab; i++) {
     const v = row[i];
