@@ -27,8 +27,8 @@ DEFAULT_TEXT = "The Queen turned round and said"
 ROOT = Path(__file__).resolve().parent.parent
 # The default view's story is checked on these (export/story.py); the two-name set measures
 # what the same head does when a second name stands between the speaker and «said».
-SAID_SENTENCES = ROOT / "tests" / "data" / "speaker_sentences.tsv"
-TWO_NAME_SENTENCES = ROOT / "tests" / "data" / "said_sentences.tsv"
+SAID_SENTENCES = Path(__file__).resolve().parent / "data" / "speaker_sentences.tsv"
+TWO_NAME_SENTENCES = Path(__file__).resolve().parent / "data" / "nearer_name_sentences.tsv"
 
 
 def default_token(pieces: list[str]) -> int:

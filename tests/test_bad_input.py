@@ -170,3 +170,29 @@ def test_companion_with_heldout_text_is_refused(tmp_path):
     out = tmp_path / "out"
     proc = run("train", "--corpus", corpus, "--companions", leaky.parent, "--out", out / "m.pt", "--steps", 2)
     assert_clean_failure(proc, leaky, "contains held-out text", folder=out)
+
+
+@pytest.mark.parametrize("flags,needle", [
+    (["--steps", "0"], "steps=0"), (["--steps", "-5"], "steps=-5"), (["--lr", "nan"], "lr=nan"),
+    (["--lr", "-1"], "lr=-1"), (["--batch-size", "0"], "batch_size=0"), (["--eval-every", "0"], "eval_every=0"),
+    (["--patience", "0"], "patience=0"), (["--warmup-frac", "1"], "warmup_frac"), (["--weight-decay", "inf"], "weight_decay"),
+    (["--repeat-frac", "1.5"], "repeat_frac"), (["--synthetic-steps", "2"], "synthetic_steps"),
+    (["--repeat-min-period", "9", "--repeat-max-period", "4"], "repeat_min_period"),
+    (["--repeat-max-period", "500", "--repeat-min-period", "8"], "n_ctx"), (["--snapshots", "1,x"], "snapshots"),
+    (["--layer1-slope-scale", "0"], "layer1_slope_scale"),
+])
+def test_bad_training_settings_fail_before_anything_is_written(flags, needle, tmp_path):
+    """Every numeric setting is checked with the config, before a folder or a file exists."""
+    corpus = tmp_path / "toy.txt"
+    corpus.write_text(synthetic_text(), encoding="utf-8")
+    out = tmp_path / "new" / "deeper"
+    proc = run("train", "--corpus", corpus, "--out", out / "m.pt", "--steps", "2", *flags)
+    assert_clean_failure(proc, needle, folder=tmp_path / "new")
+
+
+def test_train_writes_beside_the_shipped_model_by_default(tmp_path):
+    """Without --out a run writes checkpoints/<corpus name>.pt, never the shipped checkpoint."""
+    from train.settings import TrainArgs
+
+    assert TrainArgs(corpus="some/where/mine.txt").output().as_posix() == "checkpoints/mine.pt"
+    assert TrainArgs(corpus="x.txt", out="a/b.pt").output().as_posix() == "a/b.pt"

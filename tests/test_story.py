@@ -13,8 +13,8 @@ from export.parity import session_for
 from export.story import expected_keys, load_sentences, said_evidence, said_row
 from train.tokenizer import load_tokenizer_json
 
-SENTENCES = ROOT / "tests" / "data" / "speaker_sentences.tsv"  # «said» -> the speaker
-TWO_NAMES = ROOT / "tests" / "data" / "said_sentences.tsv"  # a second name stands nearer
+SENTENCES = ROOT / "export" / "data" / "speaker_sentences.tsv"  # «said» -> the speaker
+TWO_NAMES = ROOT / "export" / "data" / "nearer_name_sentences.tsv"  # a second name stands nearer
 
 
 @pytest.fixture(scope="module")

@@ -36,7 +36,7 @@ def corpus(tmp_path_factory):
 @pytest.fixture(scope="module")
 def uninterrupted(corpus, tmp_path_factory):
     out = tmp_path_factory.mktemp("a") / "toy.pt"
-    proc = train("--corpus", corpus, "--out", out, "--steps", 40)
+    proc = train("--corpus", corpus, "--out", out, "--steps", 40, *SNAPSHOTS)
     return out, proc
 
 
@@ -58,28 +58,54 @@ def test_checkpoint_is_self_describing(uninterrupted, corpus):
     assert not list(uninterrupted[0].parent.glob("*.tmp"))
 
 
+SNAPSHOTS = ["--snapshots", "0,10,17,25,40"]
+
+
+def assert_same_snapshots(a: dict, b: dict):
+    """Both checkpoints keep the same snapshots: steps, held-out figures and float16 weights."""
+    assert [s["step"] for s in a["snapshots"]] == [s["step"] for s in b["snapshots"]]
+    for x, y in zip(a["snapshots"], b["snapshots"]):
+        assert x["heldout_bpc"] == y["heldout_bpc"]
+        assert_same_weights(x["model"], y["model"])
+
+
+def test_snapshots_are_the_rounded_weights_at_their_steps(uninterrupted):
+    ckpt = load_checkpoint(uninterrupted[0])
+    assert [s["step"] for s in ckpt["snapshots"]] == [0, 10, 17, 25, 40]
+    last = ckpt["snapshots"][-1]
+    assert all(v.dtype == torch.float16 for v in last["model"].values() if v.is_floating_point())
+    # The last snapshot is the final step; with --patience 100 the best step is that step too.
+    if ckpt["metrics"]["best_step"] == 40:
+        for k, v in ckpt["model"].items():
+            if v.is_floating_point():
+                assert torch.equal(v.to(torch.float16), last["model"][k]), k
+    bpcs = [s["heldout_bpc"] for s in ckpt["snapshots"]]
+    assert bpcs[-1] < bpcs[0]  # the untrained model is the worst
+
+
 def test_interrupt_and_resume_match_uninterrupted(uninterrupted, corpus, tmp_path):
     out = tmp_path / "toy.pt"
-    stopped = train("--corpus", corpus, "--out", out, "--steps", 40, "--interrupt-at", 17, check=False)
+    stopped = train("--corpus", corpus, "--out", out, "--steps", 40, "--interrupt-at", 17, *SNAPSHOTS, check=False)
     assert stopped.returncode == 130
     partial = tmp_path / "toy.resume.pt"
     assert partial.exists() and not out.exists()
     assert "--resume" in stopped.stderr
     train("--resume", partial)
     assert not partial.exists()  # a finished run cleans up after itself
-    a = load_checkpoint(uninterrupted[0])["model"]
-    b = load_checkpoint(out)["model"]
-    assert a.keys() == b.keys()
-    for key in a:
-        assert torch.equal(a[key], b[key]), key
+    a, b = load_checkpoint(uninterrupted[0]), load_checkpoint(out)
+    assert_same_weights(a["model"], b["model"])
+    assert_same_snapshots(a, b)
 
 
 @pytest.fixture(scope="module")
 def longer(corpus, tmp_path_factory):
     """300 steps: long enough (a few seconds) for a signal to land at a random moment mid-run."""
     out = tmp_path_factory.mktemp("long") / "toy.pt"
-    train("--corpus", corpus, "--out", out, "--steps", 300)
-    return load_checkpoint(out)["model"]
+    train("--corpus", corpus, "--out", out, "--steps", 300, *LONG_SNAPSHOTS)
+    return load_checkpoint(out)
+
+
+LONG_SNAPSHOTS = ["--snapshots", "0,3,50,120,299"]
 
 
 def start(corpus, out, *extra):
@@ -105,7 +131,7 @@ def test_real_ctrl_c_at_a_random_moment_resumes_to_identical_weights(corpus, lon
     import random
 
     out = tmp_path / "toy.pt"
-    proc = start(corpus, out, "--steps", 300)
+    proc = start(corpus, out, "--steps", 300, *LONG_SNAPSHOTS)
     time.sleep(random.Random(seed).uniform(0.05, 1.5))
     os.kill(proc.pid, signal.SIGINT)
     rest = proc.communicate(timeout=120)[1]
@@ -114,13 +140,14 @@ def test_real_ctrl_c_at_a_random_moment_resumes_to_identical_weights(corpus, lon
     assert proc.returncode == 130, rest[-2000:]
     partial = tmp_path / "toy.resume.pt"
     train("--resume", partial)
-    assert_same_weights(longer, load_checkpoint(out)["model"])
+    assert_same_weights(longer["model"], load_checkpoint(out)["model"])
+    assert_same_snapshots(longer, load_checkpoint(out))
 
 
 def test_sigkill_loses_at_most_one_evaluation_interval(corpus, longer, tmp_path):
     out = tmp_path / "toy.pt"
     partial = tmp_path / "toy.resume.pt"
-    proc = start(corpus, out, "--steps", 300)
+    proc = start(corpus, out, "--steps", 300, *LONG_SNAPSHOTS)
     deadline = time.monotonic() + 120
     while not partial.exists() and time.monotonic() < deadline:
         time.sleep(0.02)  # the first periodic checkpoint (every --eval-every steps)
@@ -132,7 +159,8 @@ def test_sigkill_loses_at_most_one_evaluation_interval(corpus, longer, tmp_path)
     stray.write_bytes(b"half a checkpoint")
     train("--resume", partial)
     assert not stray.exists() and not partial.exists()
-    assert_same_weights(longer, load_checkpoint(out)["model"])
+    assert_same_weights(longer["model"], load_checkpoint(out)["model"])
+    assert_same_snapshots(longer, load_checkpoint(out))
 
 
 def test_companions_train_and_are_recorded(corpus, tmp_path):
@@ -178,3 +206,36 @@ def test_evaluate_recomputes_the_recorded_figure(uninterrupted, corpus, tmp_path
     other.write_text(synthetic_text(seed=1), encoding="utf-8")
     with pytest.raises(UserError, match="not the text"):
         evaluate(uninterrupted[0], other)
+
+
+def test_curriculum_rows_repeat_with_their_period():
+    """Repeated sequences tile p random tokens (p within the bounds); the legacy form repeats
+    half the row twice; the synthetic warm-up is every row, then repeat_frac of them."""
+    from train.curriculum import repeat_rows, repeated_sequences
+    from train.settings import TrainArgs
+
+    vocab = torch.arange(100, 200)
+    rows = repeated_sequences(64, 128, vocab, torch.Generator().manual_seed(0), 8, 64)
+    assert rows.shape == (64, 129)
+    periods = set()
+    for row in rows.tolist():
+        p = next(p for p in range(8, 65) if all(row[i] == row[i % p] for i in range(129)))
+        periods.add(p)
+        assert all(100 <= t < 200 for t in row)
+    assert min(periods) < 20 and max(periods) > 50  # spread over the range
+    twice = repeated_sequences(4, 128, vocab, torch.Generator().manual_seed(0))
+    assert torch.equal(twice[:, :64], twice[:, 65:129])
+    args = TrainArgs(corpus="x", steps=100, batch_size=32, synthetic_steps=10, repeat_frac=0.25)
+    assert [repeat_rows(s, args) for s in (0, 9, 10, 99)] == [32, 32, 8, 8]
+    assert repeat_rows(50, TrainArgs(corpus="x", steps=100)) == 0
+
+
+def test_old_checkpoints_settings_replay_as_recorded():
+    """Settings recorded before the curriculum existed keep their meaning (repeats from 30% of
+    the schedule at 0.3 of the loss, no snapshots)."""
+    from train.settings import TrainArgs
+
+    old = load_checkpoint(ROOT / "checkpoints" / "alice.pt")["train_args"]
+    old = {k: v for k, v in old.items() if k not in ("synthetic_steps", "snapshots")}
+    args = TrainArgs.from_dict(old)
+    assert (args.repeat_start, args.repeat_weight, args.snapshots) == (0.3, 0.3, "")

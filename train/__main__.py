@@ -13,13 +13,21 @@ from train.data import read_companions, read_corpus
 from train.evaluate import report
 from train.files import UserError, ensure_writable_dir
 from train.model import ModelConfig
-from train.trainer import TrainArgs, fit, resume_path
+from train.settings import TrainArgs
+from train.trainer import fit, resume_path
 
 HIDDEN = {"interrupt_at"}  # testing aids, not for users
 # Flags whose meaning is not obvious from the name alone.
 HELP = {
     "positions": "position scheme: alibi (a per-head distance bias) or learned (a position table)",
-    "repeat_frac": "share of each batch that is random tokens repeated twice (induction experiment)",
+    "layer1_slope_scale": "multiply layer 1's ALiBi slopes by this (4: steeper, nearer heads)",
+    "synthetic_steps": "first N steps on repeated random sequences only (the induction curriculum)",
+    "repeat_frac": "after those, the share of each batch that is repeated random sequences",
+    "repeat_start": "... from this fraction of the schedule on (0 = right after --synthetic-steps)",
+    "repeat_weight": "... with their loss scaled by this",
+    "repeat_min_period": "a repeated sequence tiles p random tokens, p at least this (0 = two copies)",
+    "repeat_max_period": "... and at most this",
+    "snapshots": "steps whose weights are kept for the training timeline, comma-separated ('' = none)",
 }
 
 
@@ -39,7 +47,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--corpus", help="any UTF-8 text file (Project Gutenberg boilerplate is stripped)")
     p.add_argument("--companions", nargs="*", default=[], metavar="DIR_OR_FILE",
                    help="more UTF-8 texts (or folders of *.txt) that only ever train")
-    p.add_argument("--out", default=defaults.out, help="checkpoint to write (default: %(default)s)")
+    p.add_argument("--out", default=defaults.out,
+                   help="checkpoint to write (default: checkpoints/<corpus file name>.pt)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue an interrupted run (*.resume.pt)")
     _add_flags(p.add_argument_group("model (recorded in the checkpoint; export needs no flags)"), ModelConfig)
     _add_flags(p.add_argument_group("training"), TrainArgs, skip={"corpus", "out", "companions", "model"})
@@ -52,23 +61,37 @@ def args_from(ns: argparse.Namespace) -> TrainArgs:
     except ValueError as exc:
         raise UserError(f"model settings do not fit together: {exc}.")
     skip = {"model"}
-    return TrainArgs(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(TrainArgs) if f.name not in skip},
-                     model=model)
+    try:
+        return TrainArgs(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(TrainArgs) if f.name not in skip},
+                         model=model)
+    except ValueError as exc:
+        raise UserError(f"training settings do not work: {exc}. See `python -m train --help`.")
 
 
-def check_outputs(out: str) -> None:
-    """Every path the run will write, checked before minutes of training rather than after."""
+def check_outputs(out: Path) -> list[Path]:
+    """Every path the run will write, checked before minutes of training rather than after.
+    Returns the folders it had to create (removed again if the run writes nothing)."""
     for path in (Path(out), resume_path(out)):
         if path.is_dir():
             raise UserError(f"--out {path} is a folder; name the checkpoint file to write, e.g. {path}/model.pt.")
         if path.exists() and not path.is_file():
             raise UserError(f"--out {path} exists and is not a regular file; choose another path.")
-    ensure_writable_dir(Path(out).parent)
+    folder = Path(out).parent
+    created = [p for p in [folder, *folder.parents] if not p.exists()]
+    ensure_writable_dir(folder)
+    return created
+
+
+def remove_empty(folders: list[Path]) -> None:
+    for folder in folders:  # deepest first
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def main(argv: list[str] | None = None) -> int:
     ns = parse_args(sys.argv[1:] if argv is None else argv)
     args = None
+    created: list[Path] = []
     try:
         resume = None
         if ns.resume:
@@ -89,22 +112,25 @@ def main(argv: list[str] | None = None) -> int:
             args = args_from(ns)
         corpus = read_corpus(args.corpus)
         companions = read_companions(args.companions, corpus)
-        check_outputs(args.out)  # before minutes of training, not after
         if resume:
             recorded = resume["corpus"]
             if recorded["sha256"] != corpus.sha256:
                 raise UserError(f"{args.corpus} is not the text the interrupted run was training on.")
             if [c["sha256"] for c in recorded.get("companions", [])] != [c.sha256 for c in companions]:
                 raise UserError("the companion texts differ from the ones the interrupted run was training on.")
+        created = check_outputs(args.output())  # before minutes of training, not after
         if companions:
             chars = sum(len(c.text) for c in companions)
             print(f"companions: {len(companions)} texts, {chars:,} characters (training only)", file=sys.stderr)
         payload = fit(corpus, args, resume, companions)
     except UserError as exc:
+        remove_empty(created)
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        saved = resume_path(args.out) if args else None
+        saved = resume_path(args.output()) if args else None
+        if not (saved and saved.exists()):
+            remove_empty(created)
         if saved and saved.exists():
             print(f"\ninterrupted: progress saved to {saved}\ncontinue with: python -m train --resume {saved}",
                   file=sys.stderr)
@@ -112,8 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             print("\ninterrupted before training began: nothing was written.", file=sys.stderr)
         return 130
     m = payload["metrics"]
-    print(f"wrote {args.out}: {m['n_params']:,} parameters, best step {m['best_step']} of {m['steps_run']}, "
-          f"{m['train_seconds']} s")
+    print(f"wrote {args.output()}: {m['n_params']:,} parameters, best step {m['best_step']} of {m['steps_run']}, "
+          f"{m['train_seconds']} s, {len(payload.get('snapshots', []))} snapshots")
     print(report(m["heldout_bpc"], m["baselines_bpc"]))
     return 0
 

@@ -36,8 +36,12 @@ class ModelConfig:
     # "alibi": no position table; each head adds -slope * distance to its scores, which gave the
     # most decisive heads and the best held-out figure (README). "learned": a GPT-2 position table.
     positions: str = "alibi"
-    # Layers (from the first) with attention only, no MLP: an induction-head experiment (README).
+    # Layers (from the first) with attention only, no MLP: an induction-head experiment.
     attn_only_layers: int = 0
+    # Layer 1's ALiBi slopes times this. Steeper slopes (4: 1, 1/4, 1/16, 1/64) keep layer-1
+    # heads near their query, where the previous-token head an induction circuit needs lives;
+    # they also gave the best held-out figure seen (docs/experiments.md).
+    layer1_slope_scale: float = 1.0
 
     @property
     def d_head(self) -> int:
@@ -67,6 +71,10 @@ class ModelConfig:
             raise ValueError(f"attn_only_layers={self.attn_only_layers} must be between 0 and n_layer={self.n_layer}")
         if not (0.0 <= self.dropout < 1.0 and 0.0 <= self.attn_dropout < 1.0):
             raise ValueError("dropout and attn_dropout must be in [0, 1)")
+        if not (math.isfinite(self.layer1_slope_scale) and self.layer1_slope_scale > 0):
+            raise ValueError(f"layer1_slope_scale={self.layer1_slope_scale} must be a positive number")
+        if self.layer1_slope_scale != 1.0 and self.positions != "alibi":
+            raise ValueError("layer1_slope_scale needs positions='alibi'")
 
 
 class MLP(nn.Module):
@@ -81,7 +89,7 @@ class MLP(nn.Module):
 
 
 class CausalSelfAttention(nn.Module):
-    def __init__(self, cfg: ModelConfig):
+    def __init__(self, cfg: ModelConfig, slope_scale: float = 1.0):
         super().__init__()
         self.n_head, self.d_head = cfg.n_head, cfg.d_head
         self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model)
@@ -94,7 +102,7 @@ class CausalSelfAttention(nn.Module):
         self.alibi = cfg.positions == "alibi"
         if self.alibi:
             # Persistent: renumbering heads permutes the slopes with them, and export reads them.
-            self.register_buffer("alibi_slopes", torch.tensor(alibi_slopes(cfg.n_head)))
+            self.register_buffer("alibi_slopes", torch.tensor([s * slope_scale for s in alibi_slopes(cfg.n_head)]))
 
     def forward(self, x: torch.Tensor, head_mask: torch.Tensor | None = None):
         """head_mask [n_head]: 1 keeps a head, 0 zeroes its output before the projection."""
@@ -124,10 +132,10 @@ class CausalSelfAttention(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, cfg: ModelConfig, with_mlp: bool = True):
+    def __init__(self, cfg: ModelConfig, with_mlp: bool = True, slope_scale: float = 1.0):
         super().__init__()
         self.ln_attn = nn.LayerNorm(cfg.d_model)
-        self.attn = CausalSelfAttention(cfg)
+        self.attn = CausalSelfAttention(cfg, slope_scale)
         self.ln_mlp = nn.LayerNorm(cfg.d_model) if with_mlp else None
         self.mlp = MLP(cfg) if with_mlp else None
 
@@ -148,7 +156,9 @@ class TinyTransformer(nn.Module):
         self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.pos_emb = nn.Embedding(cfg.n_ctx, cfg.d_model) if cfg.positions == "learned" else None
         self.drop = nn.Dropout(cfg.dropout)
-        self.blocks = nn.ModuleList(Block(cfg, with_mlp=i >= cfg.attn_only_layers) for i in range(cfg.n_layer))
+        self.blocks = nn.ModuleList(
+            Block(cfg, with_mlp=i >= cfg.attn_only_layers, slope_scale=cfg.layer1_slope_scale if i == 0 else 1.0)
+            for i in range(cfg.n_layer))
         self.ln_final = nn.LayerNorm(cfg.d_model)
         self.apply(self._init_weights)
         # GPT-2's scaled init: each residual branch adds variance, so shrink their outputs.

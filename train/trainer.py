@@ -13,47 +13,15 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
+from train import curriculum, snapshots
 from train.checkpoint import save_checkpoint
 from train.data import Companion, Corpus, compressor_baselines, nats_to_bpc, training_text
 from train.files import sha256_bytes
 from train.model import ModelConfig, TinyTransformer
+from train.settings import TrainArgs
 from train.tokenizer import encode, load_tokenizer_json, train_tokenizer
 
-
-@dataclass
-class TrainArgs:
-    """Everything a run depends on besides its input files' bytes; stored in the checkpoint."""
-
-    corpus: str
-    companions: list = field(default_factory=list)  # texts that only ever train (files or folders)
-    out: str = "checkpoints/alice.pt"
-    model: ModelConfig = field(default_factory=ModelConfig)  # the one config, CLI -> checkpoint -> export
-    steps: int = 1500  # the cosine schedule ends here; ~5 minutes on 2 cores at d_model 80
-    batch_size: int = 32
-    lr: float = 3e-3
-    warmup_frac: float = 0.05
-    min_lr_frac: float = 0.1  # cosine decays to this fraction of lr
-    weight_decay: float = 0.1
-    eval_every: int = 50  # also how often a resumable checkpoint is saved (a kill loses at most this)
-    patience: int = 6  # evaluations without a new best before stopping (held-out figures are noisy)
-    seed: int = 1337
-    threads: int = 2  # part of the seed: 1 and 2 threads differ in the last bits
-    # Synthetic repeated sequences mixed into each batch (an induction-head experiment; README):
-    repeat_frac: float = 0.0  # share of each batch's rows that are random tokens repeated twice
-    repeat_start: float = 0.3  # ... from this fraction of the schedule on (after a warm-up on text)
-    repeat_weight: float = 0.3  # ... with their loss scaled by this, so text stays the main objective
-    interrupt_at: int = 0  # testing aid: behave as if Ctrl-C arrived at this step (0 = never)
-
-    def to_dict(self) -> dict:
-        return {**asdict(self), "model": self.model.to_dict()}
-
-    @classmethod
-    def from_dict(cls, values: dict) -> TrainArgs:
-        values = dict(values)
-        model = values.pop("model", None)
-        if model is None:  # checkpoints from before the config moved inside TrainArgs
-            model = {k: values.pop(k) for k in ("vocab_size", "n_ctx", "d_model", "d_ff", "dropout") if k in values}
-        return cls(**values, model=ModelConfig.from_dict(model))
+__all__ = ["TrainArgs", "fit", "heldout_nats", "resume_path"]
 
 
 @dataclass
@@ -66,6 +34,7 @@ class Progress:
     evals_since_best: int = 0
     history: list = field(default_factory=list)  # [step, held-out bpc]
     seconds: float = 0.0
+    snapshots: list = field(default_factory=list)  # snapshots.take() records, in step order
 
 
 def heldout_nats(model: TinyTransformer, context: list[int], heldout: list[int], stride: int) -> float:
@@ -149,22 +118,15 @@ class StepBoundaryInterrupt:
         return False
 
 
-def repeated_sequences(n: int, length: int, vocab: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """[n, length + 1] rows of random tokens, each row's first half repeated: the second copy is
-    predictable only by looking back (what an induction head does)."""
-    half = (length + 2) // 2
-    picks = vocab[torch.randint(len(vocab), (n, half), generator=generator)]  # [n, half]
-    return torch.cat([picks, picks], dim=1)[:, : length + 1]  # [n, length + 1]
-
-
 def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
         companions: list[Companion] | None = None) -> dict:
-    """Train (or continue) and write the best checkpoint to args.out; returns its payload."""
+    """Train (or continue) and write the best checkpoint to args.output(); returns its payload."""
     companions = companions or []
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     started = time.perf_counter()
-    remove_stray_temp_files(args.out)
+    out = args.output()
+    remove_stray_temp_files(out)
 
     text = training_text(corpus, companions)
     if resume:
@@ -196,9 +158,12 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
         progress = Progress(**resume["progress"])
         best_state = resume["best_model"]
 
-    def evaluate() -> float:
-        nats = heldout_nats(model, corpus_ids, heldout_ids, stride=cfg.n_ctx // 2)
+    def bpc_of(m: TinyTransformer) -> float:
+        nats = heldout_nats(m, corpus_ids, heldout_ids, stride=cfg.n_ctx // 2)
         return nats_to_bpc(nats, len(corpus.heldout_text))
+
+    def evaluate() -> float:
+        return bpc_of(model)
 
     common = {
         "config": cfg.to_dict(),
@@ -212,14 +177,19 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
     }
 
     def save_resumable():
-        save_checkpoint(resume_path(args.out), {
+        save_checkpoint(resume_path(out), {
             **common, "model": model.state_dict(), "best_model": best_state,
             "optimizer": optimizer.state_dict(), "progress": asdict(progress),
             "rng": {"torch": torch.get_rng_state(), "batches": batches.get_state()},
             "metrics": {}, "resumable": True,
         })
 
-    n_repeat = round(args.batch_size * args.repeat_frac)
+    def snapshot_due() -> None:
+        step = progress.step
+        if step in wanted and not any(s["step"] == step for s in progress.snapshots):
+            progress.snapshots.append(snapshots.take(model, step, lambda m: bpc_of(m)))
+
+    wanted = set(args.snapshot_steps())
     bar = tqdm(total=args.steps, initial=progress.step, desc="training", unit="step", dynamic_ncols=True)
     with StepBoundaryInterrupt() as interrupt:
         while progress.step < args.steps:
@@ -228,14 +198,10 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
                 progress.seconds += time.perf_counter() - started
                 save_resumable()
                 raise KeyboardInterrupt
+            snapshot_due()
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(progress.step, args)
-            starts = torch.randint(len(data) - block, (args.batch_size,), generator=batches)
-            rows = torch.stack([data[s : s + block + 1] for s in starts])  # [B, block + 1]
-            weights = torch.ones(args.batch_size, 1)
-            if n_repeat and progress.step >= args.repeat_start * args.steps:
-                rows[-n_repeat:] = repeated_sequences(n_repeat, block, frequent, batches)
-                weights[-n_repeat:] = args.repeat_weight
+            rows, weights = curriculum.batch(progress.step, args, data, block, frequent, batches)
             x, y = rows[:, :-1], rows[:, 1:]  # [B, block] each: y is x shifted by one
             logits, _ = model(x)
             nll = F.cross_entropy(logits.transpose(1, 2), y, reduction="none")  # [B, block]
@@ -263,8 +229,10 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
                 save_resumable()  # a kill or power cut loses at most eval_every steps
             elif progress.step % 5 == 0:
                 bar.set_postfix(loss=f"{loss.item():.3f}", best=f"{progress.best_bpc:.3f}")
+    snapshot_due()  # a snapshot at the final step (the loop stops before it)
     bar.close()
     progress.seconds += time.perf_counter() - started
+    taken = progress.snapshots
 
     model.load_state_dict(best_state)
     model.eval()
@@ -282,7 +250,8 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
     }
     # How often each token occurs in the training text: export draws its random probe sequences
     # from tokens seen >= 3 times without needing the training texts again.
-    payload = {**common, "model": model.state_dict(), "metrics": metrics, "token_counts": counts.tolist()}
-    save_checkpoint(Path(args.out), payload)
-    resume_path(args.out).unlink(missing_ok=True)
+    payload = {**common, "model": model.state_dict(), "metrics": metrics, "token_counts": counts.tolist(),
+               "snapshots": taken}
+    save_checkpoint(out, payload)
+    resume_path(out).unlink(missing_ok=True)
     return payload

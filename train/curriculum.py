@@ -1,0 +1,48 @@
+"""What each training batch holds: windows of text, and (for the induction curriculum) repeated
+random sequences, whose second and later copies are predictable only by looking back at what
+followed the same token before: the job of an induction head (Olsson et al. 2022)."""
+
+from __future__ import annotations
+
+import torch
+
+from train.settings import TrainArgs
+
+
+def repeated_sequences(n: int, length: int, vocab: torch.Tensor, generator: torch.Generator,
+                       min_period: int = 0, max_period: int = 0) -> torch.Tensor:
+    """[n, length + 1] rows of random tokens from `vocab`, each row one random sequence tiled to
+    fill it. Period p uniform in [min_period, max_period] per row; 0 and 0 = half the row (two
+    copies), drawn with one call so that runs recorded before periods existed replay exactly."""
+    if max_period == 0:
+        half = (length + 2) // 2
+        picks = vocab[torch.randint(len(vocab), (n, half), generator=generator)]  # [n, half]
+        return torch.cat([picks, picks], dim=1)[:, : length + 1]  # [n, length + 1]
+    periods = torch.randint(min_period, max_period + 1, (n,), generator=generator)  # [n]
+    picks = vocab[torch.randint(len(vocab), (n, max_period), generator=generator)]  # [n, max_period]
+    at = torch.arange(length + 1).view(1, -1) % periods.view(-1, 1)  # [n, length + 1]: i mod p
+    return torch.gather(picks, 1, at)  # row r repeats its first periods[r] picks
+
+
+def repeat_rows(step: int, args: TrainArgs) -> int:
+    """How many of this step's rows are repeated sequences (the rest are text)."""
+    if step < args.synthetic_steps:
+        return args.batch_size
+    if args.repeat_frac and step >= max(args.synthetic_steps, args.repeat_start * args.steps):
+        return round(args.batch_size * args.repeat_frac)
+    return 0
+
+
+def batch(step: int, args: TrainArgs, data: torch.Tensor, block: int, frequent: torch.Tensor,
+          generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """(rows [B, block + 1] int64, loss weights [B, 1]) for one step. The text windows are drawn
+    first and always, so that a run with repeats draws the same text as one without."""
+    starts = torch.randint(len(data) - block, (args.batch_size,), generator=generator)
+    rows = torch.stack([data[s : s + block + 1] for s in starts])  # [B, block + 1]
+    weights = torch.ones(args.batch_size, 1)
+    n = repeat_rows(step, args)
+    if n:
+        rows[-n:] = repeated_sequences(n, block, frequent, generator, args.repeat_min_period, args.repeat_max_period)
+        if n < args.batch_size:  # a batch of repeats only has nothing to be weighted against
+            weights[-n:] = args.repeat_weight
+    return rows, weights

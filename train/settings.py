@@ -1,0 +1,118 @@
+"""The training settings: one dataclass from the CLI to the checkpoint, checked before anything is
+written (a bad flag must cost seconds, not the minutes of training before it would bite)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from train.model import ModelConfig
+
+# Steps at which the trainer keeps a copy of the weights (float16-rounded: the timeline's
+# snapshots *are* the rounded models). Log-spaced early, where the loss falls fastest and the
+# heads first take shape, then every 250 steps through the range where the induction circuit
+# of the curriculum forms (~1,000-1,500): a reader scrubbing the timeline sees each change
+# happen between two snapshots. Steps past the run's end are dropped; the shipped model itself
+# (the best step) is the timeline's last point.
+DEFAULT_SNAPSHOTS = "0,10,25,50,100,200,350,500,750,1000,1100,1200,1300,1400,1500,1750,2000,2250,2500"
+
+
+def parse_steps(spec: str) -> list[int]:
+    """'0,10,25' -> [0, 10, 25]; '' -> []. Sorted, each step once."""
+    try:
+        steps = sorted({int(part) for part in spec.replace(" ", "").split(",") if part})
+    except ValueError:
+        raise ValueError(f"snapshots={spec!r} must be whole step numbers separated by commas, e.g. 0,10,100")
+    if steps and steps[0] < 0:
+        raise ValueError(f"snapshots={spec!r}: a step cannot be negative")
+    return steps
+
+
+@dataclass
+class TrainArgs:
+    """Everything a run depends on besides its input files' bytes; stored in the checkpoint."""
+
+    corpus: str
+    companions: list = field(default_factory=list)  # texts that only ever train (files or folders)
+    out: str = ""  # "" = checkpoints/<corpus file name>.pt: a retrain never replaces the shipped model
+    model: ModelConfig = field(default_factory=ModelConfig)  # the one config, CLI -> checkpoint -> export
+    steps: int = 1500  # the cosine schedule ends here; ~5 minutes on 2 cores at d_model 80
+    batch_size: int = 32
+    lr: float = 3e-3
+    warmup_frac: float = 0.05
+    min_lr_frac: float = 0.1  # cosine decays to this fraction of lr
+    weight_decay: float = 0.1
+    eval_every: int = 50  # also how often a resumable checkpoint is saved (a kill loses at most this)
+    patience: int = 6  # evaluations without a new best before stopping (held-out figures are noisy)
+    seed: int = 1337
+    threads: int = 2  # part of the seed: 1 and 2 threads differ in the last bits
+    # The induction curriculum (docs/experiments.md). Repeated random sequences are predictable
+    # only by looking back at what followed the same token earlier, which is the job of an
+    # induction head; text alone never grew one in this model.
+    synthetic_steps: int = 0  # the first N steps train on repeated random sequences only
+    repeat_frac: float = 0.0  # after them, the share of each batch's rows that are repeated sequences
+    repeat_start: float = 0.0  # ... from this fraction of the schedule on (0 = right after synthetic_steps)
+    repeat_weight: float = 1.0  # ... with their loss scaled by this (1 = as much as text)
+    # A repeated sequence is p random tokens tiled to fill the window, p drawn uniformly from
+    # [repeat_min_period, repeat_max_period]; 0 and 0 = half the window, i.e. repeated twice.
+    repeat_min_period: int = 0
+    repeat_max_period: int = 0
+    snapshots: str = DEFAULT_SNAPSHOTS  # steps whose weights the timeline shows ("" = none)
+    interrupt_at: int = 0  # testing aid: behave as if Ctrl-C arrived at this step (0 = never)
+
+    def __post_init__(self):
+        self.validate()
+
+    def validate(self) -> None:
+        """Raises ValueError naming the first setting that cannot work."""
+        def need(ok: bool, message: str):
+            if not ok:
+                raise ValueError(message)
+
+        finite = lambda x: isinstance(x, (int, float)) and math.isfinite(x)
+        for name in ("steps", "batch_size", "eval_every", "patience", "threads"):
+            value = getattr(self, name)
+            need(isinstance(value, int) and value >= 1, f"{name}={value} must be a whole number, at least 1")
+        need(finite(self.lr) and self.lr > 0, f"lr={self.lr} must be a positive number")
+        need(finite(self.weight_decay) and self.weight_decay >= 0, f"weight_decay={self.weight_decay} must be 0 or more")
+        for name in ("warmup_frac", "min_lr_frac", "repeat_frac", "repeat_start"):
+            value = getattr(self, name)
+            need(finite(value) and 0 <= value <= 1, f"{name}={value} must be between 0 and 1")
+        need(self.warmup_frac < 1, f"warmup_frac={self.warmup_frac} must be below 1 (the schedule must leave warm-up)")
+        need(finite(self.repeat_weight) and self.repeat_weight >= 0, f"repeat_weight={self.repeat_weight} must be 0 or more")
+        need(isinstance(self.seed, int) and 0 <= self.seed < 2**63, f"seed={self.seed} must be a whole number, 0 or more")
+        need(isinstance(self.synthetic_steps, int) and 0 <= self.synthetic_steps < self.steps,
+             f"synthetic_steps={self.synthetic_steps} must be 0 or more and below steps={self.steps}")
+        lo, hi = self.repeat_min_period, self.repeat_max_period
+        need(isinstance(lo, int) and isinstance(hi, int) and lo >= 0 and hi >= 0,
+             f"repeat periods {lo}..{hi} must be whole numbers, 0 or more")
+        need((lo == 0) == (hi == 0), f"repeat periods {lo}..{hi}: set both (or neither, for 'repeated twice')")
+        need(lo <= hi, f"repeat_min_period={lo} is above repeat_max_period={hi}")
+        need(hi == 0 or 2 <= lo, f"repeat_min_period={lo} must be at least 2: a shorter period repeats one token")
+        need(hi < self.model.n_ctx, f"repeat_max_period={hi} must be below n_ctx={self.model.n_ctx} to repeat at all")
+        parse_steps(self.snapshots)
+        need(isinstance(self.interrupt_at, int) and self.interrupt_at >= 0, "interrupt_at must be 0 or more")
+
+    def snapshot_steps(self) -> list[int]:
+        """The snapshot steps this run reaches (the last one may be its final step)."""
+        return [s for s in parse_steps(self.snapshots) if s <= self.steps]
+
+    def output(self) -> Path:
+        """The checkpoint to write: --out, else checkpoints/<corpus file name>.pt."""
+        return Path(self.out) if self.out else Path("checkpoints") / f"{Path(self.corpus).stem or 'model'}.pt"
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "model": self.model.to_dict()}
+
+    @classmethod
+    def from_dict(cls, values: dict) -> TrainArgs:
+        values = dict(values)
+        model = values.pop("model", None)
+        if model is None:  # checkpoints from before the config moved inside TrainArgs
+            model = {k: values.pop(k) for k in ("vocab_size", "n_ctx", "d_model", "d_ff", "dropout") if k in values}
+        # Runs recorded before the curriculum existed mixed repeats in from 30% of the schedule,
+        # at 0.3 of the loss, and kept no snapshots.
+        legacy = {"repeat_start": 0.3, "repeat_weight": 0.3, "snapshots": ""}
+        return cls(**{**{k: v for k, v in legacy.items() if "synthetic_steps" not in values}, **values},
+                   model=ModelConfig.from_dict(model))
