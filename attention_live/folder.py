@@ -12,6 +12,10 @@ from attention_live.errors import ModelError
 
 PACKAGE = Path(__file__).resolve().parent
 ASSETS = PACKAGE / "_assets"  # written by `make wheel` into the wheel only, never committed
+# The site's static/ folder as site/build.py writes it: the element, its runtime files and the
+# model, for pages that embed the view (`python -m attention_live.assets DEST`). The notebook
+# widget reads the model and the wasm from here too, so the wheel holds each file once.
+EMBED = ASSETS / "embed"
 CHECKOUT_MODEL = PACKAGE.parent / "static" / "model"
 MODEL_FILES = ("model.onnx", "tokenizer.json", "meta.json")
 # What the page also reads: golden.json paints the default sentence while the runtime compiles.
@@ -20,10 +24,10 @@ VIEW_FILES = (*MODEL_FILES, "golden.json")
 
 def shipped_model() -> Path:
     """The model that ships with the package."""
-    for folder in (ASSETS / "model", CHECKOUT_MODEL):
+    for folder in (EMBED / "model", CHECKOUT_MODEL):
         if (folder / "meta.json").is_file():
             return folder
-    raise ModelError(f"no shipped model found in {ASSETS / 'model'}: build the package with `make wheel`")
+    raise ModelError(f"no shipped model found in {EMBED / 'model'}: build the package with `make wheel`")
 
 
 def model_folder(path=None) -> Path:
