@@ -1,5 +1,5 @@
-"""The notebook widget for real: the built wheel imported by a kernel of a JupyterLab server on
-loopback, a notebook run in Chromium, the view live on the model running in the page, a trait
+"""The notebook widget for real: the built wheel imported by a kernel of a JupyterLab (and a
+Notebook 7) server on loopback, a notebook run in Chromium, the view live on the model running in the page, a trait
 set in Python redrawing it, a click in it changing the trait, and no request leaving the
 server's origin."""
 
@@ -9,10 +9,18 @@ import json
 import time
 
 import pytest
+from notebook_server import (
+    NOTEBOOK_OWN_ERRORS,
+    JupyterServer,
+    execute,
+    open_notebook,
+    record_requests,
+    run_all,
+    write_notebook,
+)
+from package_build import build_wheel, install_target
 
 from conftest import view_result
-from notebook_server import JupyterServer, execute, open_notebook, record_requests, run_all, write_notebook
-from package_build import build_wheel, install_target
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -30,11 +38,16 @@ def wheel_path(tmp_path_factory):
     return install_target(build_wheel(tmp_path_factory.mktemp("dist")), tmp_path_factory.mktemp("wheel"))
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory, wheel_path):
+# The app, and where it opens a notebook.
+FRONT_ENDS = {"lab": "/lab/tree/view.ipynb", "notebook": "/notebooks/view.ipynb"}
+
+
+@pytest.fixture(scope="module", params=list(FRONT_ENDS))
+def lab(request, tmp_path_factory, wheel_path):
     root = tmp_path_factory.mktemp("notebooks")
     write_notebook(root / "view.ipynb", CELLS)
-    server = JupyterServer("lab", root, tmp_path_factory.mktemp("jupyter"), wheel_path)
+    server = JupyterServer(request.param, root, tmp_path_factory.mktemp("jupyter"), wheel_path)
+    server.notebook_path = FRONT_ENDS[request.param]
     yield server
     server.stop()
 
@@ -44,9 +57,9 @@ def notebook(browser, lab):
     context = browser.new_context()
     page = context.new_page()
     page.page_errors = []
-    page.on("pageerror", lambda e: page.page_errors.append(str(e)))
+    page.on("pageerror", lambda e: str(e) in NOTEBOOK_OWN_ERRORS or page.page_errors.append(f"{e}\n{e.stack}"))
     page.requests = record_requests(page)
-    open_notebook(page, f"{lab.url}/lab/tree/view.ipynb?token={lab.token}")
+    open_notebook(page, f"{lab.url}{lab.notebook_path}?token={lab.token}")
     run_all(page)
     page.wait_for_selector("attention-view[data-status=live] >> nth=1", state="attached", timeout=120_000)
     yield page
