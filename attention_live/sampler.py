@@ -59,23 +59,30 @@ def plain_p(logits, token: int) -> float:
 def pick(logits, temperature: float, top_k: int, u: float | None) -> int:
     """sampler.js sampleNext: temperature 0 is the first maximum (no draw); otherwise the first
     of the top-k candidates whose running sum of exp((z - max) / temperature) exceeds u x the total."""
+    return pick_with_margin(logits, temperature, top_k, u)[0]
+
+
+def pick_with_margin(logits, temperature: float, top_k: int, u: float | None) -> tuple[int, float | None]:
+    """pick(), and how close the draw came to a boundary between two candidates (in weight;
+    None at temperature 0): a pick may differ between two runtimes only where that is tiny."""
     z = [float(x) for x in logits]
     best = max(range(len(z)), key=lambda i: (z[i], -i))
     if temperature == 0:
-        return best
+        return best, None
     order = candidates(z, min(top_k, len(z)))
     weights = [math.exp((z[i] - z[best]) / temperature) for i in order]
     total = 0.0
     for w in weights:
         total += w
     target = u * total
-    acc = 0.0
+    acc, margin = 0.0, math.inf
     for i, w in zip(order, weights):
         acc += w
+        margin = min(margin, abs(acc - target))
         if target < acc:
-            return i
+            return i, margin
     # Only rounding gets here (the target within an ulp of the total): the last weighted candidate.
     j = len(order) - 1
     while j > 0 and weights[j] == 0:
         j -= 1
-    return order[j]
+    return order[j], margin

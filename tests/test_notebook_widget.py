@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import time
 
+import numpy as np
 import pytest
 from notebook_server import (
     NOTEBOOK_OWN_ERRORS,
@@ -20,7 +21,7 @@ from notebook_server import (
 )
 from package_build import build_wheel, install_target
 
-from conftest import view_result
+from conftest import set_attributes, view_result, wait_live
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -121,3 +122,25 @@ def test_a_click_in_the_view_changes_the_python_trait(notebook):
 def test_no_request_leaves_the_servers_origin(notebook, lab):
     outside = [u for u in notebook.requests if not u.startswith((lab.url, lab.url.replace("http", "ws"), "blob:", "data:"))]
     assert notebook.requests and outside == []
+
+
+def test_the_same_numbers_in_python_in_the_notebook_and_on_the_page(notebook, browser, site_url):
+    """One sentence's attention from Model.run (onnxruntime), the notebook view's synced result
+    and the built page (both onnxruntime-web): equal within 1e-6."""
+    text = "Alice looked at the Hatter"
+    got = python_until(notebook, "w2.result is not None and w2.result['text'] == " + repr(text), True)
+    assert got is True
+    numbers = python_result(notebook, "{'python': __import__('attention_live').Model().run(" + repr(text) + ").attention.tolist(), "
+                                      "'widget': w2.result['attention'].tolist()}")
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{site_url}/index.html")
+        wait_live(page)
+        on_page = set_attributes(page, text=text)["attention"]
+    finally:
+        context.close()
+    python, widget = np.asarray(numbers["python"]), np.asarray(numbers["widget"])
+    assert python.shape == widget.shape == np.asarray(on_page).shape == (2, 4, 6, 6)  # six tokens
+    assert np.abs(widget - python).max() <= 1e-6
+    assert np.abs(np.asarray(on_page) - python).max() <= 1e-6
