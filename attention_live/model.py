@@ -158,10 +158,28 @@ class Model:
         head_mask: [n_layer, n_head], 1 = on, 0 = switched off (None: every head on);
         ablate: heads to switch off, "1.2 2.3" or [(1, 2), (2, 3)] (the page's `ablate`)."""
         ids, truncated = self._ids(text)
+        return self._run(ids, text, truncated, head_mask, ablate)
+
+    def run_ids(self, ids, head_mask=None, *, ablate=None) -> Run:
+        """run() on token ids as they are (a continuation's ids need not be what its text
+        tokenizes to: byte-level BPE may merge across the join)."""
+        V, n_ctx = self.config["vocab_size"], self.config["n_ctx"]
+        ids = list(ids)
+        if not 1 <= len(ids) <= n_ctx:
+            raise ModelError(f"the model reads 1 to {n_ctx} token ids, not {len(ids)}")
+        bad = [i for i in ids if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < V]
+        if bad:
+            raise ModelError(f"{bad[0]!r} is no token id: ids are whole numbers from 0 to {V - 1}")
+        ids = [int(i) for i in ids]
+        return self._run(ids, None, None, head_mask, ablate)
+
+    def _run(self, ids, text, truncated, head_mask, ablate) -> Run:
         mask, ablated = self._mask(head_mask, ablate)
         out = self._outputs(ids, mask)
         pieces = [self.tokenizer.id_to_token(i) or "" for i in ids]
-        toks = [Token(i, label, piece) for i, label, piece in zip(ids, tokens.labels(pieces), pieces)]
+        labels = tokens.labels(pieces)
+        toks = [Token(i, label, piece) for i, label, piece in zip(ids, labels, pieces)]
+        text = "".join(labels) if text is None else text
         return Run(text, toks, out["attention"], out["scores"], out["logits"][0], ablated, truncated, self.piece_text)
 
     def generate(self, text: str, max_tokens: int = DEFAULT_TOKENS, temperature: float = 0,

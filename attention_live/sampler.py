@@ -63,8 +63,8 @@ def pick(logits, temperature: float, top_k: int, u: float | None) -> int:
 
 
 def pick_with_margin(logits, temperature: float, top_k: int, u: float | None) -> tuple[int, float | None]:
-    """pick(), and how close the draw came to a boundary between two candidates (in weight;
-    None at temperature 0): a pick may differ between two runtimes only where that is tiny."""
+    """pick(), and how close the draw came to a boundary between two candidates, as a share of
+    the total weight (None at temperature 0): two runtimes may pick differently only where it is tiny."""
     z = [float(x) for x in logits]
     best = max(range(len(z)), key=lambda i: (z[i], -i))
     if temperature == 0:
@@ -78,7 +78,7 @@ def pick_with_margin(logits, temperature: float, top_k: int, u: float | None) ->
     acc, margin = 0.0, math.inf
     for i, w in zip(order, weights):
         acc += w
-        margin = min(margin, abs(acc - target))
+        margin = min(margin, abs(acc - target) / total)
         if target < acc:
             return i, margin
     # Only rounding gets here (the target within an ulp of the total): the last weighted candidate.

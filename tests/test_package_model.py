@@ -155,3 +155,12 @@ def test_a_folder_that_is_not_a_model_is_named(tmp_path):
     (tmp_path / "model.onnx").write_bytes(b"not a graph")
     with pytest.raises(ModelError, match="does not hold a loadable model"):
         Model(tmp_path)
+
+
+def test_run_ids_takes_ids_as_they_are(model, reference):
+    ids = reference.ids(TEXT)
+    assert np.array_equal(model.run_ids(ids).attention, model.run(TEXT).attention)
+    assert model.run_ids(ids).text == TEXT
+    for bad, words in (([], "reads 1 to 128 token ids, not 0"), ([5, 2048], "2048 is no token id"), ([1.5], "1.5 is no token id")):
+        with pytest.raises(ModelError, match=words):
+            model.run_ids(bad)
