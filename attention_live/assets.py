@@ -10,6 +10,7 @@ view with
     <div><attention-view text="The Queen said" layer="2" head="3"></attention-view></div>
 
 A DEST that exists must be an earlier copy (it is replaced whole); anything else is refused.
+Missing parent folders are created.
 Nothing partial is written: the copy goes to a sibling folder first and is renamed into place."""
 
 from __future__ import annotations
@@ -42,14 +43,19 @@ def copy_assets(dest: Path) -> Path:
         raise AssetsError(f"{dest} is a file: give a folder")
     if dest.is_dir() and any(dest.iterdir()) and not is_copy(dest):
         raise AssetsError(f"{dest} is not empty and holds no earlier copy of the assets: give a new or empty folder")
-    if not dest.parent.is_dir():
-        raise AssetsError(f"{dest.parent} does not exist: create it first")
+    # Missing parent folders are made, and removed again if the copy fails.
+    made = next((p for p in reversed(dest.absolute().parents) if not p.exists()), None)
+    dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
     try:
         shutil.copytree(EMBED, staging / "files")
         if dest.exists():
             shutil.rmtree(dest)
         (staging / "files").rename(dest)
+    except BaseException:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+        raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return dest
