@@ -12,6 +12,7 @@ import pytest
 
 from attention_live import Model, ModelError
 from attention_live.sampler import candidates, mulberry32, pick, uniform_at
+from attention_live.tokens import piece_bytes
 from conftest import MODEL_DIR
 from helpers import HOSTILE_STRINGS
 
@@ -62,6 +63,10 @@ def test_a_character_split_over_tokens_belongs_to_its_first_byte(model):
     r = model.run("日本")  # rare characters: several byte-level tokens each
     assert len(r.tokens) > 2
     assert [t.text for t in r.tokens if t.text] == ["日", "本"]
+    # Each character goes to the token holding its first byte: 日 is bytes 0-2, 本 bytes 3-5.
+    ends = np.cumsum([len(piece_bytes(t.piece)) for t in r.tokens])
+    holder = lambda byte: int(np.searchsorted(ends, byte, side="right"))
+    assert r.tokens[holder(0)].text == "日" and r.tokens[holder(3)].text == "本"
 
 
 def test_a_long_text_keeps_its_last_window_as_the_page_does(model):
