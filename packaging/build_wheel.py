@@ -60,14 +60,14 @@ def stage(target: Path) -> None:
     subprocess.run(["node", str(PACKAGE / "frontend" / "bundle.mjs"), str(assets / "widget.mjs")], check=True, cwd=ROOT)
 
 
-def build_wheel(out: Path) -> Path:
-    """Stages the package and builds its wheel into `out`; returns the wheel's path."""
-    stage(STAGE)
+def build_wheel(out: Path, staging: Path = STAGE) -> Path:
+    """Stages the package (under `staging`) and builds its wheel into `out`; returns its path."""
+    stage(staging)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         # Output only on failure: setuptools warns that the asset folders are data, not packages.
         done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                               "--wheel-dir", tmp, str(STAGE)], capture_output=True, text=True)
+                               "--wheel-dir", tmp, str(staging)], capture_output=True, text=True)
         if done.returncode:
             raise SystemExit(f"{done.stdout}{done.stderr}error: pip wheel failed (exit {done.returncode})")
         (wheel,) = Path(tmp).glob("attention_live-*.whl")

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 import pytest
-from package_build import build_wheel, install_target
+from package_build import built_wheel, installed_wheel
 
 from browser import ROOT, serve
 from conftest import view_result, wait_live
@@ -31,8 +31,8 @@ RECIPES = {
 
 
 @pytest.fixture(scope="module")
-def wheel_path(tmp_path_factory):
-    return install_target(build_wheel(tmp_path_factory.mktemp("dist")), tmp_path_factory.mktemp("wheel"))
+def wheel_path():
+    return installed_wheel()
 
 
 @pytest.fixture(scope="module", params=list(RECIPES))

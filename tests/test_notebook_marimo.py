@@ -14,7 +14,7 @@ import urllib.request
 
 import pytest
 from notebook_server import free_port
-from package_build import build_wheel, install_target
+from package_build import built_wheel, installed_wheel
 
 from browser import ROOT
 from conftest import wait_live
@@ -26,7 +26,7 @@ pytest.importorskip("marimo")
 
 @pytest.fixture(scope="module")
 def marimo_url(tmp_path_factory):
-    wheel = install_target(build_wheel(tmp_path_factory.mktemp("dist")), tmp_path_factory.mktemp("wheel"))
+    wheel = installed_wheel()
     home = tmp_path_factory.mktemp("marimo")
     shutil.copy2(ROOT / "examples" / "notebooks" / "marimo_app.py", home / "app.py")
     port = free_port()

@@ -19,7 +19,7 @@ from notebook_server import (
     run_all,
     write_notebook,
 )
-from package_build import build_wheel, install_target
+from package_build import built_wheel, installed_wheel
 
 from conftest import set_attributes, view_result, wait_live
 
@@ -35,8 +35,8 @@ CELLS = [
 
 
 @pytest.fixture(scope="module")
-def wheel_path(tmp_path_factory):
-    return install_target(build_wheel(tmp_path_factory.mktemp("dist")), tmp_path_factory.mktemp("wheel"))
+def wheel_path():
+    return installed_wheel()
 
 
 # The app, and where it opens a notebook.
@@ -85,7 +85,7 @@ def test_the_view_runs_live_in_the_notebook_from_the_wheel(notebook):
     assert statuses == ["live", "live"]
     assert notebook.page_errors == []
     # The kernel imported the wheel, not the checkout.
-    assert "/wheel" in execute(notebook, "import attention_live; print(attention_live.__file__)")
+    assert str(installed_wheel()) in execute(notebook, "import attention_live; print(attention_live.__file__)")
 
 
 def test_the_view_reports_its_live_result_to_python(notebook):

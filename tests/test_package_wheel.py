@@ -9,7 +9,7 @@ import sys
 import zipfile
 
 import pytest
-from package_build import build_wheel
+from package_build import built_wheel
 
 from conftest import MODEL_DIR
 
@@ -17,8 +17,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
-    return build_wheel(tmp_path_factory.mktemp("dist"))
+def wheel():
+    return built_wheel()
 
 
 @pytest.fixture(scope="module")

@@ -7,17 +7,18 @@ app = marimo.App()
 @app.cell
 def _():
     import marimo as mo
+
     from attention_live import AttentionView
 
     view = mo.ui.anywidget(AttentionView(text="The Queen turned to Alice and said", layer=2, head=3))
-    view
+    view  # noqa: B018 (marimo shows a cell's last expression)
     return mo, view
 
 
 @app.cell
 def _(mo):
     to_layer_1 = mo.ui.button(label="show layer 1", value=0, on_click=lambda n: n + 1)
-    to_layer_1
+    to_layer_1  # noqa: B018
     return (to_layer_1,)
 
 
