@@ -83,6 +83,11 @@ def python_until(page, expr: str, want, timeout_s: float = 60):
 def test_the_view_runs_live_in_the_notebook_from_the_wheel(notebook):
     statuses = notebook.eval_on_selector_all("attention-view", "els => els.map((e) => e.dataset.status)")
     assert statuses == ["live", "live"]
+    # Two views, one model: the page asked the kernel once for the runtime and once for the
+    # model, and both views load the same folder (so the loader gives them one session).
+    asked = notebook.evaluate("() => [...globalThis[Symbol.for('attention-live.notebook')].asked.keys()]")
+    assert len(asked) == 2 and "runtime" in asked
+    assert len(set(notebook.eval_on_selector_all("attention-view", "els => els.map((e) => e.getAttribute('src'))"))) == 1
     assert notebook.page_errors == []
     # The kernel imported the wheel, not the checkout.
     assert str(installed_wheel()) in execute(notebook, "import attention_live; print(attention_live.__file__)")
