@@ -20,7 +20,7 @@ DESCRIPTION ?= Alice's Adventures in Wonderland by Lewis Carroll (Project Gutenb
 HEAD_ORDER ?=
 SUDO      := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: serve test site model train export bench eval clean corpus lint screenshot
+.PHONY: serve test site model train export bench eval clean corpus lint screenshot wheel
 
 serve: site
 	@echo "Serving the live page at http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
@@ -61,7 +61,7 @@ screenshot: $(VENV) $(NODE) $(CHROMIUM)
 $(VENV): pyproject.toml
 	python3 -m venv .venv
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet '.[test]'
+	$(PY) -m pip install --quiet -e . --group site --group train --group test --group notebook
 	touch $@
 
 $(NODE): package.json package-lock.json
@@ -73,8 +73,13 @@ $(CHROMIUM):
 	$(SUDO) apt-get update
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
+# dist/attention_live-*.whl: the package with the model, the widget's bundle and its runtime
+# files copied in (packaging/build_wheel.py). `pip install dist/attention_live-*.whl` needs nothing else.
+wheel: $(VENV) $(NODE)
+	$(PY) packaging/build_wheel.py --out dist
+
 clean:
-	rm -rf $(SITE) build .pytest_cache
+	rm -rf $(SITE) build dist .pytest_cache
 
 # The issue-7 targets for the shipped files: held-out bits per character beside gzip -9, xz and
 # bzip2, the default view's weight and sentence-set agreement, and the best head scores.

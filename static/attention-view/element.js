@@ -26,7 +26,8 @@ export class AttentionView extends HTMLElement {
 
   constructor() {
     super();
-    this._controller = new Controller(this, CSS_URL);
+    // A page that cannot serve the sheet beside the module (a notebook) sets `styleSheetURL`.
+    this._controller = new Controller(this, this.constructor.styleSheetURL ?? CSS_URL);
   }
 
   // --- attributes mirrored by properties -------------------------------------------------

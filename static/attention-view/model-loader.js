@@ -12,6 +12,8 @@
 // - A failed onnxruntime start (its wasm missing, say) poisons that module instance, so the
 //   next attempt imports a fresh instance instead of reusing the memoised failure.
 
+import { heldFile, heldRuntime } from "./held-files.js";
+
 const DEFAULT_TIMEOUT_MS = 30_000; // no byte for 30 s: the connection is as good as dead
 let timeoutMs = DEFAULT_TIMEOUT_MS;
 
@@ -70,6 +72,8 @@ export function forget(folder) {
 
 /** The bytes of `folder + name`, aborted after downloadTimeout() ms without a byte. */
 async function download(folder, name, e, onBytes = () => {}) {
+  const held = heldFile(folder, name);
+  if (held) return held;
   const url = folder + name;
   const controller = new AbortController();
   let timer = 0;
@@ -185,7 +189,9 @@ function loadOrt() {
   // module under a new URL, i.e. a new instance that starts from scratch.
   const url = "../vendor/ort.wasm.min.mjs" + (ortAttempt ? `?attempt=${ortAttempt}` : "");
   const attempt = ortAttempt;
-  ortPromise ??= import(url).then((ort) => {
+  const { ort: given, wasm } = heldRuntime();
+  ortPromise ??= (given ? Promise.resolve(given) : import(url)).then((ort) => {
+    if (wasm) ort.env.wasm.wasmBinary = wasm;
     // One thread: faster on small machines at this size, and needs no COOP/COEP headers.
     ort.env.wasm.numThreads = 1;
     // Warnings reach the console as errors, and a reader's console is not where a model
@@ -211,7 +217,7 @@ function loadOrt() {
 export function loadTokenizer(folder) {
   return once(folder, "tokenizer", async (e) => {
     const [{ Tokenizer }, bytes] = await Promise.all([
-      import("../vendor/tokenizers.min.mjs"),
+      heldRuntime().tokenizers ?? import("../vendor/tokenizers.min.mjs"),
       verified(folder, "tokenizer.json", e, counter(folder, e, "tokenizer.json")),
     ]);
     return new Tokenizer(parseJSON("tokenizer.json", bytes), {}); // the second argument is required by 0.2.0
