@@ -8,7 +8,7 @@ None / empty lists, and `missing` names them so the page can say what is not rec
 The two charts are drawn here as plain numbers (coordinates in the SVG's viewBox) so that the
 template only writes elements; their look comes from static/pages/model-card.css.
 
-Imported by site/build.py through its file path (build.py is a script, not a package).
+Imported by site/build.py, which puts site/ on the import path (build.py is a script, not a package).
 """
 
 from __future__ import annotations
@@ -16,20 +16,11 @@ from __future__ import annotations
 import math
 from urllib.parse import quote
 
+from model_facts import counted, token_text
+
 # The live page's permalink keys, in the order static/attention-view/state.js STATE_KEYS writes them.
 HASH_KEYS = ("text", "token", "layer", "head", "view")
 
-# The head scores in the table's column order: (key, column header, what it measures in short).
-SCORE_COLUMNS = [
-    ("previous_token", "previous token", "weight on the token just before"),
-    ("self", "self", "weight on the token itself"),
-    ("first_token", "first token", "weight on token 0"),
-    ("entropy_bits", "entropy (bits)", "how spread out a row is"),
-    ("row_max", "row max", "largest weight in a row"),
-    ("duplicate_token", "duplicate token", "weight on an earlier copy of the same token"),
-    ("induction", "induction", "weight on the token that followed an earlier copy"),
-    ("ablation_nats", "ablation (nats)", "loss added when the head is switched off"),
-]
 BASELINE_NAMES = {"gzip-9": "gzip -9", "xz": "xz", "bzip2": "bzip2"}
 SHA_PREFIX = 12
 
@@ -151,6 +142,7 @@ def texts(meta: dict) -> dict:
         "heldout_share": f"{heldout / main['chars']:.0%}" if heldout and main["chars"] else None,
         "description": corpus.get("description"),
         "companions": len(rows) - 1,
+        "companions_text": counted(len(rows) - 1, "companion text"),
         "has_companions": "companions" in corpus,
     }
 
@@ -282,7 +274,18 @@ def training(meta: dict) -> list[dict]:
     return rows
 
 
+def score_columns(meta: dict) -> list[tuple[str, str, str]]:
+    """(key, column header, hint) in the registry's order, as meta.json's `head_definitions.scores`
+    records it (export/head_scores.py); an older meta.json without it gets its scores' own keys."""
+    rows = (meta.get("head_definitions") or {}).get("scores")
+    if rows:
+        return [(r["name"], r["label"], r["hint"]) for r in rows]
+    first = (meta.get("heads") or [{}])[0].get("scores") or {}
+    return [(k, k.replace("_", " "), "") for k in first]
+
+
 def heads(meta: dict) -> list[dict]:
+    columns = score_columns(meta)
     definitions = meta.get("head_definitions") or {}
     role_score = {r["role"]: r.get("score") for r in definitions.get("roles", [])}
     rows = []
@@ -292,7 +295,7 @@ def heads(meta: dict) -> list[dict]:
         if ex:
             link = {
                 "hash": permalink_hash(ex["text"], ex["token"], h["layer"], h["head"]),
-                "query": show_token(ex.get("query_text")), "key": show_token(ex.get("key_text")),
+                "query": token_text(ex.get("query_text")), "key": token_text(ex.get("key_text")),
                 "weight": f"{ex['weight']:.0%}" if "weight" in ex else None,
                 "text": ex["text"], "token": ex["token"],
             }
@@ -300,7 +303,7 @@ def heads(meta: dict) -> list[dict]:
         rows.append({
             "layer": h["layer"], "head": h["head"], "role": h.get("role") or "none",
             "scores": [{"key": k, "text": score_text(k, h["scores"][k]) if k in h.get("scores", {}) else "–",
-                        "decides": k == decider} for k, _, _ in SCORE_COLUMNS],
+                        "decides": k == decider} for k, _, _ in columns],
             "example": link,
         })
     return rows
@@ -310,22 +313,16 @@ def score_text(key: str, value: float) -> str:
     return f"{value:.3f}"
 
 
-def show_token(text: str | None) -> str:
-    """A token's text for «…» quotes: surrounding spaces dropped, a blank token shown as ␣."""
-    if text is None:
-        return "?"
-    return text.strip() or "\u2423" * max(len(text), 1)
-
-
 def definitions(meta: dict) -> dict | None:
+    columns = score_columns(meta)
     d = meta.get("head_definitions")
     if not d:
         return None
     even = d.get("even_attention") or {}
-    scores = [{"key": k, "name": name, "text": d[k]} for k, name, _ in SCORE_COLUMNS if k in d]
+    scores = [{"key": k, "name": name, "text": d[k]} for k, name, _ in columns if k in d]
     roles = []
     for r in d.get("roles", []):
-        score_name = next((name for k, name, _ in SCORE_COLUMNS if k == r.get("score")), r.get("score"))
+        score_name = next((name for k, name, _ in columns if k == r.get("score")), r.get("score"))
         rule = f"{score_name} ≥ {r['at_least']:g}" if r.get("score") and r.get("at_least") is not None else "no score passes"
         roles.append({"role": r["role"], "rule": rule, "order": r.get("order")})
     return {
@@ -336,7 +333,7 @@ def definitions(meta: dict) -> dict | None:
         "repeated": d.get("repeated"),
         "example": d.get("example"),
         "in_context_gain": d.get("in_context_gain"),
-        "even": [{"key": k, "text": score_text(k, even[k]) if k in even else "–"} for k, _, _ in SCORE_COLUMNS],
+        "even": [{"key": k, "text": score_text(k, even[k]) if k in even else "–"} for k, _, _ in columns],
         "has_even": bool(even),
     }
 
@@ -344,14 +341,17 @@ def definitions(meta: dict) -> dict | None:
 def default_view(meta: dict) -> dict:
     d = meta.get("default", {})
     out = {"text": d.get("text"), "layer": d.get("layer"), "head": d.get("head"), "token": d.get("token"),
-           "hash": None, "top_weight": None, "top_key": d.get("top_key"), "set": None}
+           "hash": None, "top_weight": None, "top_key": d.get("top_key"), "key": token_text(d.get("top_key_text")),
+           "query": token_text(d.get("query_text")), "chosen_by": d.get("chosen_by"), "story": None}
     if d.get("text") is not None and d.get("token") is not None:
         out["hash"] = permalink_hash(d["text"], d["token"], d.get("layer", 1), d.get("head", 1), d.get("view", "head"))
     if "top_weight" in d:
         out["top_weight"] = f"{d['top_weight']:.0%}"
-    s = d.get("sentence_set")
+    story = d.get("story") or {}
+    s = story.get("sentence_set")
     if s and s.get("total"):
-        out["set"] = {"agree": s["agree"], "total": s["total"], "share": f"{s['agree'] / s['total']:.0%}"}
+        out["story"] = {"name": story.get("name"), "definition": story.get("definition"),
+                        "agree": s["agree"], "total": s["total"], "share": f"{s['agree'] / s['total']:.0%}"}
     return out
 
 
@@ -371,7 +371,7 @@ def card(meta: dict) -> dict:
         "default": default_view(meta),
         "head_order": {k: v for k, v in (meta.get("head_order") or {}).items() if v},
         "in_context_gain": f"{m['in_context_gain']:.3f}" if "in_context_gain" in m else None,
-        "score_columns": [{"key": k, "name": name, "hint": hint} for k, name, hint in SCORE_COLUMNS],
+        "score_columns": [{"key": k, "name": name, "hint": hint} for k, name, hint in score_columns(meta)],
     }
     missing = []
     if not c["positions"]["scheme"]:
