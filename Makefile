@@ -31,7 +31,8 @@ MODEL     ?= static/model
 PORT      ?= 8000
 # The built site: a folder of its own (setuptools writes build/ on `pip install .`).
 SITE      := _site
-DESCRIPTION ?= $(if $(is_default),Alice's Adventures in Wonderland by Lewis Carroll (Project Gutenberg \#11), last 10% held out; eleven companion books train only)
+DEFAULT_DESCRIPTION := Alice's Adventures in Wonderland by Lewis Carroll (Project Gutenberg \#11), last 10% held out; eleven companion books train only
+DESCRIPTION ?= $(if $(is_default),$(DEFAULT_DESCRIPTION))
 # Training flags beyond the texts, e.g. TRAIN_FLAGS="--steps 300 --n-layer 3".
 TRAIN_FLAGS ?=
 # The default view is chosen at export from what the model does; VIEW_FLAGS="--text ... --layer 2
