@@ -5,7 +5,7 @@ label, the data it is measured on, the role thresholds and the even-attention fi
 card's columns (site/model_card.py reads them from meta.json) and the score table in
 docs/model-files.md (`python -m export.head_scores --docs` rewrites it; a test keeps it in sync).
 
-Adding a detector is one `Score` entry here plus a test on a hand-built pattern with a known
+Adding a detector is one `@registered(...)` pattern function here plus a test on a hand-built pattern with a known
 answer (tests/test_heads.py `KNOWN_ANSWERS`, which must name every entry).
 
 Every pattern score takes a pattern `[..., q, k]` (causal: row q is zero after key q and sums to
@@ -70,6 +70,17 @@ class Score:
         return self.definition.format(n_repeat=n_repeat, first_from=FIRST_TOKEN_FROM, entropy_from=ENTROPY_FROM)
 
 
+SCORES: list[Score] = []  # the registry, in the order the entries are defined below
+
+
+def registered(name: str, label: str, hint: str, definition: str, measured_on: str, role: Role | None = None):
+    """Registers the decorated pattern function as the score `name` (one entry per score)."""
+    def add(fn):
+        SCORES.append(Score(name, label, hint, definition, measured_on, fn, role))
+        return fn
+    return add
+
+
 def _check(pattern: np.ndarray) -> np.ndarray:
     pattern = np.asarray(pattern, dtype=np.float64)  # float32 sums over 128 keys drift in the 7th digit
     if pattern.ndim < 2 or pattern.shape[-1] != pattern.shape[-2]:
@@ -82,6 +93,9 @@ def _from(start: int, T: int) -> int:
     return start if T > start else min(1, T - 1)
 
 
+@registered("previous_token", "previous token", "weight on the token just before",
+            "mean weight on key q-1, over query positions q >= 1 of the held-out windows",
+            HELDOUT, Role("previous token", 0.30, 2))
 def previous_token(pattern: np.ndarray) -> np.ndarray:
     """Mean weight on key q-1, over query rows q >= 1."""
     p = _check(pattern)
@@ -90,6 +104,8 @@ def previous_token(pattern: np.ndarray) -> np.ndarray:
     return p[..., q, q - 1].mean(axis=-1)
 
 
+@registered("self", "self", "weight on the token itself",
+            "mean weight on key q (the query itself), over q >= 1 (row 0 has no choice)", HELDOUT, Role("self", 0.30, 2))
 def self_attention(pattern: np.ndarray) -> np.ndarray:
     """Mean weight on key q (the query itself), over query rows q >= 1."""
     p = _check(pattern)
@@ -97,6 +113,8 @@ def self_attention(pattern: np.ndarray) -> np.ndarray:
     return p[..., q, q].mean(axis=-1)
 
 
+@registered("first_token", "first token", "weight on token 0", "mean weight on key 0, over q >= {first_from}",
+            HELDOUT, Role("first token", 0.30, 2))
 def first_token(pattern: np.ndarray) -> np.ndarray:
     """Mean weight on key 0, over query rows q >= 32 (q >= 1 if the pattern is shorter)."""
     p = _check(pattern)
@@ -104,6 +122,8 @@ def first_token(pattern: np.ndarray) -> np.ndarray:
     return p[..., start:, 0].mean(axis=-1)
 
 
+@registered("entropy_bits", "entropy (bits)", "how spread out a row is",
+            "mean entropy of a row, in bits, over q >= {entropy_from}", HELDOUT)
 def entropy_bits(pattern: np.ndarray) -> np.ndarray:
     """Mean row entropy in bits, over query rows q >= 16 (q >= 1 if the pattern is shorter)."""
     p = _check(pattern)
@@ -113,6 +133,8 @@ def entropy_bits(pattern: np.ndarray) -> np.ndarray:
     return terms.sum(axis=-1).mean(axis=-1)
 
 
+@registered("row_max", "row max", "largest weight in a row", "mean largest weight in a row, over q >= 1",
+            HELDOUT, Role("content", 0.25, 3))
 def row_max(pattern: np.ndarray) -> np.ndarray:
     """Mean largest weight per row, over query rows q >= 1."""
     p = _check(pattern)
@@ -127,12 +149,18 @@ def _second_copy(pattern: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return p, i
 
 
+@registered("duplicate_token", "duplicate token", "weight on an earlier copy of the same token",
+            "repeated sequences: mean weight of query {n_repeat}+i on key i (the same token in the first copy)",
+            REPEATED, Role("duplicate token", 0.20, 1))
 def duplicate_token(pattern: np.ndarray, n: int) -> np.ndarray:
     """On n tokens repeated twice: mean weight of query n+i on key i (the same token, earlier)."""
     p, i = _second_copy(pattern, n)
     return p[..., n + i, i].mean(axis=-1)
 
 
+@registered("induction", "induction", "weight on the token that followed an earlier copy",
+            "repeated sequences: mean weight of query {n_repeat}+i on key i+1 (the token that followed it)",
+            REPEATED, Role("induction", 0.20, 1))
 def induction(pattern: np.ndarray, n: int) -> np.ndarray:
     """On n tokens repeated twice: mean weight of query n+i on key i+1 (what followed that token)."""
     p, i = _second_copy(pattern, n)
@@ -146,29 +174,10 @@ def uniform_causal(T: int) -> np.ndarray:
 
 # --- the registry ---------------------------------------------------------------------------------
 
-SCORES: tuple[Score, ...] = (
-    Score("previous_token", "previous token", "weight on the token just before",
-          "mean weight on key q-1, over query positions q >= 1 of the held-out windows",
-          HELDOUT, previous_token, Role("previous token", 0.30, 2)),
-    Score("self", "self", "weight on the token itself",
-          "mean weight on key q (the query itself), over q >= 1 (row 0 has no choice)",
-          HELDOUT, self_attention, Role("self", 0.30, 2)),
-    Score("first_token", "first token", "weight on token 0", "mean weight on key 0, over q >= {first_from}",
-          HELDOUT, first_token, Role("first token", 0.30, 2)),
-    Score("entropy_bits", "entropy (bits)", "how spread out a row is",
-          "mean entropy of a row, in bits, over q >= {entropy_from}", HELDOUT, entropy_bits),
-    Score("row_max", "row max", "largest weight in a row", "mean largest weight in a row, over q >= 1",
-          HELDOUT, row_max, Role("content", 0.25, 3)),
-    Score("duplicate_token", "duplicate token", "weight on an earlier copy of the same token",
-          "repeated sequences: mean weight of query {n_repeat}+i on key i (the same token in the first copy)",
-          REPEATED, duplicate_token, Role("duplicate token", 0.20, 1)),
-    Score("induction", "induction", "weight on the token that followed an earlier copy",
-          "repeated sequences: mean weight of query {n_repeat}+i on key i+1 (the token that followed it)",
-          REPEATED, induction, Role("induction", 0.20, 1)),
-    Score("ablation_nats", "ablation (nats)", "loss added when the head is switched off",
-          "held-out loss (nats/token, over the windows) with this head's output zeroed before the output "
-          "projection, minus the loss without", ABLATION, None),
-)
+# Not a pattern score: no pattern can say what a head's output is worth to the loss.
+SCORES.append(Score("ablation_nats", "ablation (nats)", "loss added when the head is switched off",
+                    "held-out loss (nats/token, over the windows) with this head's output zeroed before the "
+                    "output projection, minus the loss without", ABLATION, None))
 SCORE_NAMES = tuple(s.name for s in SCORES)
 BY_NAME = {s.name: s for s in SCORES}
 # (label, score name, threshold) per group, groups in the order they are checked.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from itertools import product
 from pathlib import Path
 
 from browser import ROOT
@@ -20,15 +21,13 @@ TRAIN_FLAGS = ["--vocab-size", "300", "--n-ctx", "64", "--n-layer", "3", "--n-he
 
 
 def harbour_text(n_sentences: int = 900, seed: int = 1) -> str:
-    rng = random.Random(seed)
-    who = ["the miller", "a sailor", "the baker", "my cousin", "the tall farmer", "a young weaver"]
-    act = ["carries", "mends", "paints", "sells", "counts", "washes"]
-    what = ["the barrel", "a green net", "the lantern", "his boots", "the copper kettle", "a wooden gate"]
-    lines = []
-    for _ in range(n_sentences):
-        s = f"{rng.choice(who)} {rng.choice(act)} {rng.choice(what)} near {rng.choice(what)}."
-        lines.append(s[0].upper() + s[1:])
-    return " ".join(lines) + "\n"
+    """Sentences of one pattern over a harbour's people and things, shuffled (no «said»)."""
+    people = ["the miller", "a sailor", "the baker", "my cousin", "the tall farmer", "a young weaver"]
+    actions = ["carries", "mends", "paints", "sells", "counts", "washes"]
+    things = ["the barrel", "a green net", "the lantern", "his boots", "the copper kettle", "a wooden gate"]
+    sentences = [f"{who} {act} {what} near {where}." for who, act, what, where in product(people, actions, things, things)]
+    random.Random(seed).shuffle(sentences)
+    return " ".join(x[0].upper() + x[1:] for x in sentences[:n_sentences]) + "\n"
 
 
 def run(module: str, *args) -> subprocess.CompletedProcess:
