@@ -15,10 +15,11 @@ import onnx
 
 from export import default_view
 from export.golden import golden_outputs
+from export.graph_io import INPUT_NOTES, expected_axes
 from export.heads import PROBE_TEXT, measure_model, ort_run
 from export.parity import ParityError, check_parity, session_for
 from export.story import load_sentences
-from export.to_onnx import INPUT_NOTES, OPSET, expected_axes, export_onnx_bytes
+from export.to_onnx import OPSET, export_onnx_bytes
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.data import read_corpus
 from train.files import UserError, atomic_write_bytes, ensure_writable_dir, sha256_bytes

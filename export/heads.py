@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from export import head_scores as hs
-from export.to_onnx import HEAD_MASK, graph_feeds
+from export.graph_io import HEAD_MASK, graph_feeds
 
 Run = Callable[[np.ndarray, np.ndarray | None], tuple[np.ndarray, np.ndarray]]
 """run(ids [W, T] int64, head_mask [n_layer, n_head] float32 or None)

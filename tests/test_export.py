@@ -13,8 +13,8 @@ import torch
 
 from conftest import MODEL_DIR, ROOT
 from export.golden import golden_outputs
+from export.graph_io import expected_axes, graph_feeds
 from export.parity import LENGTHS, ParityError, check_parity, session_for
-from export.to_onnx import expected_axes, graph_feeds
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.files import sha256_file
 from train.tokenizer import load_tokenizer_json
