@@ -77,8 +77,8 @@ def story(run, tokenizer, n_layer: int, n_head: int) -> dict | None:
             "agreeing_texts": {r["text"] for r in best["rows"] if r["agrees"]},
             "record": {
                 "name": "speaker",
-                "definition": "at «said», the head's largest weight lands on a token of the speaker's name "
-                              "(the name before «and said»)",
+                "definition": "at «said», the head's largest weight lands on a token of the speaker's name, "
+                              "the name before «and said»",
                 "sentence_set": {k: best[k] for k in ("agree", "total", "share")},
                 "mean_weight_on_speaker": best["mean_weight_on_speaker"],
                 # the same head when another name stands between the speaker and «said»: how
