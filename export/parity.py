@@ -79,8 +79,7 @@ def check_parity(onnx_bytes: bytes, model: TinyTransformer, lengths=LENGTHS, ato
     rng = np.random.default_rng(seed)
     report = ParityReport()
     model = model.eval()
-    # A model with a shorter context is checked up to it (its longest input the browser may send).
-    for T in sorted({min(t, cfg.n_ctx) for t in lengths}):
+    for T in sorted({min(t, cfg.n_ctx) for t in lengths}):  # a small model's window may be shorter
         ids = rng.integers(0, cfg.vocab_size, size=(1, T), dtype=np.int64)
         report.max_abs_diff[T] = {}
         # Every position (what Python callers get), and the last, the first and one between,
