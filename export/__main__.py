@@ -56,6 +56,14 @@ def positions_meta(model) -> dict:
             "standard_slopes": alibi_slopes(model.cfg.n_head)}
 
 
+def check_head_order_syntax(spec: str) -> None:
+    """--head-order as far as it can be checked without the model (whose sizes it must then fit):
+    LAYER:H,H,... with each layer's heads a permutation of 1..n."""
+    for part in filter(None, spec.split(";")):
+        layer, _, heads = part.partition(":")
+        parse_head_order(part, n_layer=max(1, int(layer)) if layer.isdigit() else 1, n_head=len(heads.split(",")))
+
+
 def check_view_flags(text: str | None, layer: int | None, head: int | None) -> None:
     """What can be said of --text/--layer/--head without the model."""
     if text is not None and not text.strip():
@@ -170,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         check_view_flags(ns.text, ns.layer, ns.head)
         check_inputs()
         if ns.check:
+            check_head_order_syntax(ns.head_order)
             read_corpus(Path(ns.corpus))
             ensure_writable_dir(out)
             remove_empty(created)

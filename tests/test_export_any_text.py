@@ -96,7 +96,7 @@ def test_check_passes_and_writes_nothing(other, tmp_path):
     assert not (tmp_path / "not").exists()
 
 
-@pytest.mark.parametrize("case", ["no corpus", "not text", "layer 0", "empty text", "out is a file"])
+@pytest.mark.parametrize("case", ["no corpus", "not text", "layer 0", "empty text", "head order", "out is a file"])
 def test_check_fails_in_seconds_with_one_error_line(other, tmp_path, case):
     corpus, out, flags = other["corpus"], tmp_path / "out", []
     if case == "no corpus":
@@ -108,6 +108,8 @@ def test_check_fails_in_seconds_with_one_error_line(other, tmp_path, case):
         flags = ["--layer", "0"]
     elif case == "empty text":
         flags = ["--text", "  "]
+    elif case == "head order":
+        flags = ["--head-order", "2:1,1"]
     else:
         out.write_text("a file where the folder should be", encoding="utf-8")
     proc = run("export", "--check", "--corpus", corpus, "--out", out, *flags)
