@@ -1,8 +1,8 @@
-"""How every Python caller feeds the exported graph: its input and output names and `graph_feeds`.
-
-This lives in the installable package (not in export/) because the package runs the graph
-without torch, and export/, which needs torch to write the graph, imports it from here: one
-copy of the names for the writer and every reader."""
+"""The browser graph's interface without PyTorch: input and output names, axes, and `graph_feeds`,
+the one way Python feeds the graph (this package's Model, export, golden.json, the head
+measurements, the tests). It lives in the installable package because the package runs the graph
+without torch; export/, which needs torch to write the graph, imports it from here: one copy of
+the names for the writer and every reader. Needs only numpy (and onnxruntime for `session_for`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,33 @@ HEAD_MASK = "head_mask"  # [n_layer, n_head] float32: 1 = on, 0 = that head's ou
 # positions' predictions: the browser asks for those, Python for all of them.
 LOGIT_POSITIONS = "logit_positions"
 INPUTS = (INPUT, HEAD_MASK, LOGIT_POSITIONS)
+# meta.json's word on the two inputs a caller may not expect to be required.
+INPUT_NOTES = {HEAD_MASK: "required; all ones = every head on",
+               LOGIT_POSITIONS: "required; 0..T-1 = logits at every position (logits are [1, P, V] in this order)"}
 OUTPUTS = ("logits", "attention", "scores")
+# Axis names as they appear in the graph; ints are fixed sizes filled in from the config.
+SEQ, QUERY, KEY, LOGIT_POS = "seq", "query_pos", "key_pos", "logit_pos"
+
+
+def expected_axes(cfg) -> dict[str, list]:
+    return {
+        INPUT: [1, SEQ],
+        HEAD_MASK: [cfg.n_layer, cfg.n_head],
+        LOGIT_POSITIONS: [LOGIT_POS],
+        "logits": [1, LOGIT_POS, cfg.vocab_size],
+        "attention": [cfg.n_layer, cfg.n_head, QUERY, KEY],
+        "scores": [cfg.n_layer, cfg.n_head, QUERY, KEY],
+    }
+
+
+def session_for(onnx_bytes: bytes):
+    """An onnxruntime session of a graph, on one thread (as the browser runs it: numbers must not
+    depend on how a machine splits the work)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    return ort.InferenceSession(onnx_bytes, options, providers=["CPUExecutionProvider"])
 
 
 def graph_feeds(session, ids, head_mask=None, logit_positions=None) -> dict:

@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import onnxruntime as ort
 import torch
 
-from export.to_onnx import INPUTS, OUTPUTS, expected_axes, graph_feeds
+from attention_live.feeds import INPUTS, OUTPUTS, expected_axes, graph_feeds, session_for
 from train.model import TinyTransformer
 
 LENGTHS = (1, 7, 19, 128)
@@ -49,12 +48,6 @@ class ParityReport:
     def summary(self) -> str:
         rows = [f"T={t}: " + ", ".join(f"{k} {v:.1e}" for k, v in d.items()) for t, d in self.max_abs_diff.items()]
         return "; ".join(rows)
-
-
-def session_for(onnx_bytes: bytes) -> ort.InferenceSession:
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    return ort.InferenceSession(onnx_bytes, options, providers=["CPUExecutionProvider"])
 
 
 def _compare(name: str, got: np.ndarray, want: np.ndarray, atol: float, rtol: float) -> tuple[float, bool]:

@@ -18,9 +18,10 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from export import head_scores as hs
+from attention_live.feeds import graph_feeds
 from export.heads import measure_heads, ort_run, seen_tokens
 from export.parity import ParityError, check_parity, session_for
-from export.to_onnx import export_onnx_bytes, graph_feeds
+from export.to_onnx import export_onnx_bytes
 from train.files import UserError, sha256_bytes
 from train.model import permute_heads
 from train.snapshots import snapshot_model

@@ -1,6 +1,6 @@
 """PyTorch -> ONNX: inputs `input_ids`, `head_mask` and `logit_positions` (all required: all ones
-= every head on, 0..T-1 = logits at every position), three named outputs, dynamic lengths.
-`graph_feeds` builds those inputs, so every Python caller feeds the graph the same way."""
+= every head on, 0..T-1 = logits at every position), three named outputs, dynamic lengths. The
+graph's names, axes and `graph_feeds` are attention_live/feeds.py (no torch needed to run the graph)."""
 
 from __future__ import annotations
 
@@ -10,28 +10,20 @@ import warnings
 import onnx
 import torch
 
-# The graph's names and `graph_feeds` live in the torch-free package (attention_live/feeds.py),
-# which runs what this module writes; they are re-exported here for export's own modules.
-from attention_live.feeds import HEAD_MASK, INPUT, INPUTS, LOGIT_POSITIONS, OUTPUTS, graph_feeds  # noqa: F401
+from attention_live.feeds import (
+    INPUT,
+    INPUTS,
+    KEY,
+    LOGIT_POS,
+    LOGIT_POSITIONS,
+    OUTPUTS,
+    QUERY,
+    SEQ,
+    graph_feeds,  # noqa: F401  (older callers import it from here)
+)
 from train.model import TinyTransformer
 
 OPSET = 17
-# meta.json's word on the two inputs a caller may not expect to be required.
-INPUT_NOTES = {HEAD_MASK: "required; all ones = every head on",
-               LOGIT_POSITIONS: "required; 0..T-1 = logits at every position (logits are [1, P, V] in this order)"}
-# Axis names as they appear in the graph; ints are fixed sizes filled in from the config.
-SEQ, QUERY, KEY, LOGIT_POS = "seq", "query_pos", "key_pos", "logit_pos"
-
-
-def expected_axes(cfg) -> dict[str, list]:
-    return {
-        INPUT: [1, SEQ],
-        HEAD_MASK: [cfg.n_layer, cfg.n_head],
-        LOGIT_POSITIONS: [LOGIT_POS],
-        "logits": [1, LOGIT_POS, cfg.vocab_size],
-        "attention": [cfg.n_layer, cfg.n_head, QUERY, KEY],
-        "scores": [cfg.n_layer, cfg.n_head, QUERY, KEY],
-    }
 
 
 class BrowserGraph(torch.nn.Module):
