@@ -13,9 +13,9 @@ from pathlib import Path
 
 import onnx
 
+from attention_live.feeds import INPUT_NOTES, expected_axes
 from export import default_view
 from export.golden import golden_outputs
-from attention_live.feeds import INPUT_NOTES, expected_axes
 from export.heads import PROBE_TEXT, measure_model, ort_run
 from export.parity import ParityError, check_parity, session_for
 from export.story import load_sentences

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from export import head_scores as hs
 from attention_live.feeds import HEAD_MASK, graph_feeds
+from export import head_scores as hs
 
 Run = Callable[[np.ndarray, np.ndarray | None], tuple[np.ndarray, np.ndarray]]
 """run(ids [W, T] int64, head_mask [n_layer, n_head] float32 or None)

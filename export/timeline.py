@@ -17,8 +17,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from export import head_scores as hs
 from attention_live.feeds import graph_feeds
+from export import head_scores as hs
 from export.heads import measure_heads, ort_run, seen_tokens
 from export.parity import ParityError, check_parity, session_for
 from export.to_onnx import export_onnx_bytes

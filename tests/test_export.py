@@ -11,9 +11,9 @@ import onnx
 import pytest
 import torch
 
+from attention_live.feeds import expected_axes, graph_feeds
 from conftest import MODEL_DIR, ROOT
 from export.golden import golden_outputs
-from attention_live.feeds import expected_axes, graph_feeds
 from export.parity import LENGTHS, ParityError, check_parity, session_for
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.files import sha256_file
