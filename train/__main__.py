@@ -48,7 +48,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--companions", nargs="*", default=[], metavar="DIR_OR_FILE",
                    help="more UTF-8 texts (or folders of *.txt) that only ever train")
     p.add_argument("--out", default=defaults.out,
-                   help="checkpoint to write (default: checkpoints/<corpus file name>.pt)")
+                   help="checkpoint to write (default: models/<corpus file name>.pt)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue an interrupted run (*.resume.pt)")
     _add_flags(p.add_argument_group("model (recorded in the checkpoint; export needs no flags)"), ModelConfig)
     _add_flags(p.add_argument_group("training"), TrainArgs, skip={"corpus", "out", "companions", "model"})

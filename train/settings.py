@@ -35,7 +35,7 @@ class TrainArgs:
 
     corpus: str
     companions: list = field(default_factory=list)  # texts that only ever train (files or folders)
-    out: str = ""  # "" = checkpoints/<corpus file name>.pt: a retrain never replaces the shipped model
+    out: str = ""  # "" = models/<corpus file name>.pt (beside models/<name>/): never the shipped checkpoint
     model: ModelConfig = field(default_factory=ModelConfig)  # the one config, CLI -> checkpoint -> export
     steps: int = 1500  # the cosine schedule ends here; ~5 minutes on 2 cores at d_model 80
     batch_size: int = 32
@@ -99,8 +99,8 @@ class TrainArgs:
         return [s for s in parse_steps(self.snapshots) if s <= self.steps]
 
     def output(self) -> Path:
-        """The checkpoint to write: --out, else checkpoints/<corpus file name>.pt."""
-        return Path(self.out) if self.out else Path("checkpoints") / f"{Path(self.corpus).stem or 'model'}.pt"
+        """The checkpoint to write: --out, else models/<corpus file name>.pt (as `make model` names it)."""
+        return Path(self.out) if self.out else Path("models") / f"{Path(self.corpus).stem or 'model'}.pt"
 
     def to_dict(self) -> dict:
         return {**asdict(self), "model": self.model.to_dict()}
