@@ -22,6 +22,7 @@ HELP = {
     "positions": "position scheme: alibi (a per-head distance bias) or learned (a position table)",
     "layer1_slope_scale": "multiply layer 1's ALiBi slopes by this (4: steeper, nearer heads)",
     "synthetic_steps": "first N steps on repeated random sequences only (the induction curriculum)",
+    "synthetic_dropout": "dropout during those steps (the model's --dropout applies after them)",
     "repeat_frac": "after those, the share of each batch that is repeated random sequences",
     "repeat_start": "... from this fraction of the schedule on (0 = right after --synthetic-steps)",
     "repeat_weight": "... with their loss scaled by this",
