@@ -1,10 +1,16 @@
 # Entry points. Each target bootstraps what it needs: a fresh clone needs only python3, node/npm
-# and (for the browser tests) Debian's chromium, which `make test` installs when it is missing.
+# and (for the browser tests) Debian's chromium, firefox-esr and WebKitGTK driver under Xvfb,
+# which `make test` installs when they are missing.
 
 PY        := .venv/bin/python
 VENV      := .venv/.installed
 NODE      := node_modules/.installed
 CHROMIUM  := /usr/bin/chromium
+# The other engines the suite drives (tests/drivers): Firefox ESR through puppeteer-core, and
+# WebKitGTK through its WebDriver on an Xvfb display.
+FIREFOX   := /usr/bin/firefox-esr
+WEBKIT    := /usr/bin/WebKitWebDriver
+XVFB      := /usr/bin/Xvfb
 # The team's copy of the training texts when it is there, else what `make corpus` downloads.
 CORPUS_DIR ?= $(if $(wildcard ../shared/corpus/alice.txt),../shared/corpus,corpus)
 CORPUS    ?= $(CORPUS_DIR)/alice.txt
@@ -24,9 +30,9 @@ SUDO      := $(if $(filter 0,$(shell id -u)),,sudo)
 
 serve: site
 	@echo "Serving the live page at http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
-	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory $(SITE)
+	$(PY) site/serve.py --dir $(SITE) --port $(PORT) $(if $(CORS),--cors)
 
-test: $(VENV) $(NODE) $(CHROMIUM)
+test: $(VENV) $(NODE) $(CHROMIUM) $(FIREFOX) $(WEBKIT) $(XVFB)
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
@@ -68,10 +74,20 @@ $(NODE): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
 
+# Debian's packages for the browsers, each installed when its binary is missing.
+APT_INSTALL = $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y
+
 $(CHROMIUM):
 	@echo "Installing Debian's chromium for the browser tests (about 90 s)..."
-	$(SUDO) apt-get update
-	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+	$(APT_INSTALL) chromium
+
+$(FIREFOX):
+	@echo "Installing Debian's firefox-esr for the engine tests (about 40 s)..."
+	$(APT_INSTALL) firefox-esr
+
+$(WEBKIT) $(XVFB) &:
+	@echo "Installing Debian's WebKitGTK driver and Xvfb for the engine tests (about 70 s)..."
+	$(APT_INSTALL) webkit2gtk-driver xvfb xauth
 
 clean:
 	rm -rf $(SITE) build .pytest_cache

@@ -215,6 +215,24 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(pruneSoon());
 });
 
+// offline.js asks, on every page view, under which URL the deployed worker script is to be
+// registered: sw.js?v=<the first 16 hex digits of its sha256>, from a fetch with no validator and
+// past every cache (see offline.js for why). Asked here rather than by the page, so that a check
+// that finds the server down or the site half-built fails in the worker's console, not the page's.
+async function deployedScriptURL() {
+  const script = new URL(self.location.pathname, self.location.origin);
+  const response = await fetch(script, { cache: "no-store", redirect: "error" });
+  if (!response.ok) throw new Error(`${script.pathname}: HTTP ${response.status}`);
+  return `${script.href}?v=${(await sha256(await response.arrayBuffer())).slice(0, 16)}`;
+}
+
+self.addEventListener("message", (event) => {
+  if (event.data !== "deployed-script" || !event.ports[0]) return;
+  const reply = event.ports[0];
+  event.waitUntil(deployedScriptURL().then((url) => reply.postMessage({ url }),
+    (error) => reply.postMessage({ error: error.message })));
+});
+
 async function answer(version, path, request) {
   if (version) {
     const hit = await (await open(PREFIX + version)).match(fileURL(path));

@@ -10,10 +10,12 @@
 // Every page view looks for a new version itself instead of leaving it to the browser's update
 // check, which asks the server whether sw.js changed since the copy it holds (If-Modified-Since)
 // and believes a 304: a rollback to files with older modification times, or a server comparing
-// to the second, would keep the old worker forever. Here the script is fetched past every
-// cache, with no validator, and registered under a URL named by its own hash (sw.js?v=…): a
-// script whose bytes changed is a URL the browser has never installed, and any cached copy of
-// that URL holds exactly those bytes. Registering the URL already installed does nothing.
+// to the second, would keep the old worker forever. The script is fetched past every cache, with
+// no validator, and registered under a URL named by its own hash (sw.js?v=…): a script whose
+// bytes changed is a URL the browser has never installed, and any cached copy of that URL holds
+// exactly those bytes. Registering the URL already installed does nothing. Once a worker is in
+// charge, it does the fetch (site/sw.js, "deployed-script"): a check that fails while the server
+// is down or the site half-built then leaves no error in the page's console.
 
 const SCRIPT = new URL("../sw.js", import.meta.url);
 const SCOPE = new URL("./", SCRIPT).href;
@@ -21,13 +23,35 @@ const SCOPE = new URL("./", SCRIPT).href;
 // and while the server is down the check fails: ask again a little later, a few times.
 const RETRY_MS = 2000;
 const RETRIES = 15;
+// A worker of a version from before "deployed-script" never answers it.
+const ASK_MS = 10000;
 
-async function deployedScriptURL() {
+/** The URL the worker in charge found, or null when it does not answer. */
+function askWorker(worker) {
+  return new Promise((resolve, reject) => {
+    const channel = new MessageChannel();
+    const timer = setTimeout(() => resolve(null), ASK_MS);
+    channel.port1.onmessage = ({ data }) => {
+      clearTimeout(timer);
+      if (data.url) resolve(new URL(data.url));
+      else reject(new Error(data.error));
+    };
+    worker.postMessage("deployed-script", [channel.port2]);
+  });
+}
+
+async function fetchScriptURL() {
   const response = await fetch(SCRIPT, { cache: "no-store" });
   if (!response.ok) throw new Error(`${SCRIPT.pathname}: HTTP ${response.status}`);
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await response.arrayBuffer()));
   const hex = Array.from(digest.slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
   return new URL(`?v=${hex}`, SCRIPT);
+}
+
+async function deployedScriptURL() {
+  const worker = navigator.serviceWorker.controller;
+  if (!worker) return fetchScriptURL();
+  return (await askWorker(worker)) ?? fetchScriptURL();
 }
 
 async function register(retries = RETRIES) {

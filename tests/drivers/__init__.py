@@ -94,8 +94,13 @@ class Page:
 
     def wait_live(self, timeout: float = 90) -> None:
         """Until the page's first <attention-view> runs on the live model (or failed: the caller checks)."""
-        self.wait_for("""() => ["live", "error"].includes(document.querySelector("attention-view")?.dataset.status)""",
-                      timeout=timeout)
+        try:
+            self.wait_for("""() => ["live", "error"].includes(document.querySelector("attention-view")?.dataset.status)""",
+                          timeout=timeout)
+        except AssertionError:
+            status = self.evaluate("""() => { const el = document.querySelector("attention-view");
+              return [location.href, el?.dataset.status, el?.shadowRoot?.querySelector(".status-text")?.textContent]; }""")
+            raise AssertionError(f"{self.engine}: the view never went live: {status} {self.problems()}") from None
 
     def result(self) -> dict:
         """`element.result` once `element.ready` has resolved: the live numbers of the view."""

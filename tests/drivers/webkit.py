@@ -101,7 +101,13 @@ class WebKitPage(Page):
         return element
 
     def _click(self, finder):
-        self._element(finder).click()
+        # Pointer actions at the element's centre: WebKit's element-click command refuses some
+        # elements inside a shadow root as "not interactable".
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        element = self._element(finder)
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+        ActionChains(self.driver).move_to_element(element).click().perform()
 
     def _focus(self, finder):
         self.driver.execute_script("arguments[0].focus();", self._element(finder))
