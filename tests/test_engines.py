@@ -41,10 +41,10 @@ def engine_live(engine, engine_site_url):
 
 @pytest.fixture
 def view(engine_live):
-    """The engine's live page in its default view; the test must end it without a problem."""
+    """The engine's live page in its default view; the test must end it without a problem (the
+    first test also answers for the page's load)."""
     engine_live.evaluate(RESET_VIEW)
     engine_live.result()
-    engine_live.problems()  # what came before this test is another test's business
     yield engine_live
     assert engine_live.problems() == [], engine_live.engine
 
