@@ -30,21 +30,28 @@ def pages_cache(state: dict) -> int:
     return next(n for name, n in state["entries"].items() if name.endswith(" pages"))
 
 
+def first_visit(browser, two_versions, **server_options):
+    """The first deploy, served with `server_options` (browser.serve), opened until its worker
+    is in charge: (server, context, page, Versions, the responses the page got since)."""
+    old, new = two_versions
+    versions = Versions(sha256_files(old), sha256_files(new))
+    server = serve(old, **server_options)
+    context = browser.new_context()
+    page = watched_page(context)
+    seen = versions.watch(page, server.url)
+    page.goto(f"{server.url}/index.html")
+    wait_live(page)
+    wait_for_version(page, old)
+    return server, context, page, versions, seen
+
+
 def test_a_deploy_reaches_the_reader_by_the_second_reload_never_mixed(browser, two_versions):
     """A server with month-old Last-Modified and a month's max-age on every file (the HTTP cache
     keeps the old files fresh): after the deploy, reload 1 is still wholly the old version, and
     stays so even once the new worker has taken over; reload 2 is wholly the new version, and
     within seconds the old version's cache is gone: storage is back to one version's size."""
     old, new = two_versions
-    versions = Versions(sha256_files(old), sha256_files(new))
-    server = serve(old, stale=True)
-    context = browser.new_context()
-    page = watched_page(context)
-    seen = versions.watch(page, server.url)
-
-    page.goto(f"{server.url}/index.html")
-    wait_live(page)
-    wait_for_version(page, old)
+    server, context, page, versions, seen = first_visit(browser, two_versions, stale=True)
     assert set(versions.of(seen).values()) == {"old"}
     page.reload()
     wait_live(page)
@@ -110,14 +117,7 @@ def test_deploy_and_rollback_reach_the_reader_from_a_server_that_answers_304_wro
     If-Modified-Since with files' times does after a rollback to older files): the new version,
     and then the old one again, each reach the reader by the second reload."""
     old, new = two_versions
-    versions = Versions(sha256_files(old), sha256_files(new))
-    server = serve(old, always_304=True)
-    context = browser.new_context()
-    page = watched_page(context)
-    seen = versions.watch(page, server.url)
-    page.goto(f"{server.url}/index.html")
-    wait_live(page)
-    wait_for_version(page, old)
+    server, context, page, versions, seen = first_visit(browser, two_versions, always_304=True)
     seen.clear()
     for site, name in [(new, "new"), (old, "old")]:
         server.mount(site)
