@@ -27,11 +27,18 @@ WAIT_FOR_VERSION = """async (version) => {
   return null;
 }"""
 
-# In the page: {cache name: number of entries}, and what the browser says the origin stores.
+# In the page: {cache name: number of entries}, and the bytes of every cached body (what the
+# browser's storage estimate reports only once it has freed a deleted cache, whenever it does).
 CACHE_STORAGE = """async () => {
   const entries = {};
-  for (const name of await caches.keys()) entries[name] = (await (await caches.open(name)).keys()).length;
-  return { entries, usage: (await navigator.storage.estimate()).usage };
+  let bytes = 0;
+  for (const name of await caches.keys()) {
+    const cache = await caches.open(name);
+    const requests = await cache.keys();
+    entries[name] = requests.length;
+    for (const request of requests) bytes += (await (await cache.match(request)).arrayBuffer()).byteLength;
+  }
+  return { entries, bytes };
 }"""
 
 
