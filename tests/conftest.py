@@ -166,19 +166,20 @@ def shared_live_page(browser, site_url):
     context.close()
 
 
-# Puts a page's first <attention-view> back to its default view: no generation running, no
-# attribute a test may have set (the view's state keys, src, loading; not the page's id nor the
-# element's own data-status), no hash, no open details, nothing focused.
+# Puts a page's first <attention-view> back to its default view: no generation running, nothing
+# focused (first: leaving a field commits what it holds), no attribute a test may have set (the
+# view's state keys, src, loading; not the page's id nor the element's own data-status), no hash,
+# no open details.
 RESET_VIEW = """() => {
   const el = document.querySelector("attention-view");
   el.stop();
+  el.shadowRoot?.activeElement?.blur?.();
+  document.activeElement?.blur?.();
   history.replaceState(null, "", location.pathname);
   for (const name of el.getAttributeNames()) {
     if (name !== "id" && !name.startsWith("data-")) el.removeAttribute(name);
   }
   el.shadowRoot?.querySelector("details[open]")?.removeAttribute("open");
-  document.activeElement?.blur?.();
-  el.shadowRoot?.activeElement?.blur?.();
 }"""
 
 
