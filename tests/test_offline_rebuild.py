@@ -5,16 +5,18 @@ comes while the build is half-written (the build is paused there: no sw.js yet).
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from deploys import Versions, next_model, sha256_files, version_of, wait_for_version
 
-from browser import BUILD_SCRIPT, build_site
+from browser import BUILD_SCRIPT
 from conftest import wait_live, watched_page
 from helpers import ROOT
 
@@ -51,8 +53,8 @@ def paused_rebuild(folder, model):
     return build
 
 
-def test_a_rebuild_reaches_a_reader_reloading_every_few_seconds_by_the_second_reload(browser, tmp_path):
-    folder = build_site(tmp_path / "served")
+def test_a_rebuild_reaches_a_reader_reloading_every_few_seconds_by_the_second_reload(browser, built_site, tmp_path):
+    folder = Path(shutil.copytree(built_site, tmp_path / "served"))  # the site as served before the rebuild
     before = sha256_files(folder)
     server = SiteServer(folder)
     context = browser.new_context()
