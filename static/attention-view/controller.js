@@ -120,7 +120,12 @@ export class Controller {
       this.refs = buildShell(this.host.shadowRoot, this.cssURL);
       this.refs.retry.addEventListener("click", () => this.retry());
       new ResizeObserver(([entry]) => {
-        this.refs.ui.classList.toggle("wide", entry.contentRect.width >= WIDE_PX);
+        const wide = entry.contentRect.width >= WIDE_PX;
+        if (wide === this.refs.ui.classList.contains("wide")) return;
+        // In the next frame: a layout change inside the callback resizes the observed element
+        // again, which browsers report as a window error ("ResizeObserver loop completed with
+        // undelivered notifications"; WebKit does at a 1024 px window).
+        requestAnimationFrame(() => this.refs.ui.classList.toggle("wide", wide));
       }).observe(this.host);
       loaderEvents.addEventListener("progress", this.onProgress);
     }
