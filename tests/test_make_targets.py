@@ -33,7 +33,7 @@ def test_serve_installs_the_site_group_and_the_runtime_files_only(clone):
     assert re.search(r"pip install .*--group site\b", text)
     assert "--group train" not in text and "--group test" not in text
     assert "npm ci" not in text and "site/runtime_files.py" in text
-    assert any("http.server" in line for line in lines)
+    assert any("site/serve.py --dir _site" in line for line in lines)  # the site, nothing else
 
 
 def test_serve_on_ones_own_model(clone):
