@@ -228,6 +228,8 @@ def test_curriculum_rows_repeat_with_their_period():
     args = TrainArgs(corpus="x", steps=100, batch_size=32, synthetic_steps=10, repeat_frac=0.25)
     assert [repeat_rows(s, args) for s in (0, 9, 10, 99)] == [32, 32, 8, 8]
     assert repeat_rows(50, TrainArgs(corpus="x", steps=100)) == 0
+    burst = TrainArgs(corpus="x", steps=100, batch_size=32, synthetic_start=40, synthetic_steps=10, repeat_frac=0.125)
+    assert [repeat_rows(s, burst) for s in (0, 39, 40, 49, 50)] == [4, 4, 32, 32, 4]
 
 
 def test_dropout_is_off_during_the_warm_up_and_the_models_own_after():

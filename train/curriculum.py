@@ -26,9 +26,9 @@ def repeated_sequences(n: int, length: int, vocab: torch.Tensor, generator: torc
 
 def repeat_rows(step: int, args: TrainArgs) -> int:
     """How many of this step's rows are repeated sequences (the rest are text)."""
-    if step < args.synthetic_steps:
+    if args.synthetic(step):
         return args.batch_size
-    if args.repeat_frac and step >= max(args.synthetic_steps, args.repeat_start * args.steps):
+    if args.repeat_frac and step >= args.repeat_start * args.steps:
         return round(args.batch_size * args.repeat_frac)
     return 0
 
@@ -50,10 +50,10 @@ def batch(step: int, args: TrainArgs, data: torch.Tensor, block: int, frequent: 
 
 
 def set_dropout(model: torch.nn.Module, step: int, args: TrainArgs) -> None:
-    """Every dropout's rate for this step: synthetic_dropout during the warm-up, then the model's
-    own (attention weights: attn_dropout; everything else: dropout). A rate of 0 draws no
-    random numbers, so a run without a warm-up trains exactly as before this existed."""
-    warmup = step < args.synthetic_steps
+    """Every dropout's rate for this step: synthetic_dropout during the synthetic steps, else the
+    model's own (attention weights: attn_dropout; everything else: dropout). A rate of 0 draws no
+    random numbers, so a run without synthetic steps trains exactly as before this existed."""
+    warmup = args.synthetic(step)
     for name, module in model.named_modules():
         if isinstance(module, torch.nn.Dropout):
             own = args.model.attn_dropout if name.endswith("attn_drop") else args.model.dropout

@@ -50,12 +50,13 @@ class TrainArgs:
     # The induction curriculum (docs/experiments.md). Repeated random sequences are predictable
     # only by looking back at what followed the same token earlier, which is the job of an
     # induction head; text alone never grew one in this model.
-    synthetic_steps: int = 0  # the first N steps train on repeated random sequences only
+    synthetic_steps: int = 0  # N steps that train on repeated random sequences only ...
+    synthetic_start: int = 0  # ... starting at this step (0: a warm-up; later: a burst mid-run)
     # Dropout during those steps (the model's own dropout applies after them). Off by default:
     # with it the circuit had formed to 0.26 by step 300 instead of 0.75 (runs R4 and R3).
     synthetic_dropout: float = 0.0
-    repeat_frac: float = 0.0  # after them, the share of each batch's rows that are repeated sequences
-    repeat_start: float = 0.0  # ... from this fraction of the schedule on (0 = right after synthetic_steps)
+    repeat_frac: float = 0.0  # outside them, the share of each batch's rows that are repeated sequences
+    repeat_start: float = 0.0  # ... from this fraction of the schedule on
     repeat_weight: float = 1.0  # ... with their loss scaled by this (1 = as much as text)
     # A repeated sequence is p random tokens tiled to fill the window, p drawn uniformly from
     # [repeat_min_period, repeat_max_period]; 0 and 0 = half the window, i.e. repeated twice.
@@ -89,6 +90,9 @@ class TrainArgs:
         need(isinstance(self.seed, int) and 0 <= self.seed < 2**63, f"seed={self.seed} must be a whole number, 0 or more")
         need(isinstance(self.synthetic_steps, int) and 0 <= self.synthetic_steps < self.steps,
              f"synthetic_steps={self.synthetic_steps} must be 0 or more and below steps={self.steps}")
+        need(isinstance(self.synthetic_start, int) and 0 <= self.synthetic_start
+             and self.synthetic_start + self.synthetic_steps <= self.steps,
+             f"synthetic_start={self.synthetic_start}: the synthetic steps must end by steps={self.steps}")
         lo, hi = self.repeat_min_period, self.repeat_max_period
         need(isinstance(lo, int) and isinstance(hi, int) and lo >= 0 and hi >= 0,
              f"repeat periods {lo}..{hi} must be whole numbers, 0 or more")
@@ -98,6 +102,10 @@ class TrainArgs:
         need(hi < self.model.n_ctx, f"repeat_max_period={hi} must be below n_ctx={self.model.n_ctx} to repeat at all")
         parse_steps(self.snapshots)
         need(isinstance(self.interrupt_at, int) and self.interrupt_at >= 0, "interrupt_at must be 0 or more")
+
+    def synthetic(self, step: int) -> bool:
+        """Whether this step trains on repeated random sequences only."""
+        return self.synthetic_start <= step < self.synthetic_start + self.synthetic_steps
 
     def snapshot_steps(self) -> list[int]:
         """The snapshot steps this run reaches (the last one may be its final step)."""
