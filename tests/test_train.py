@@ -249,6 +249,16 @@ def test_dropout_is_off_during_the_warm_up_and_the_models_own_after():
     assert {p for n, p in rates().items() if not n.endswith("attn_drop")} == {0.2}
 
 
+def test_synthetic_heads_leave_only_the_named_heads_of_their_layer_on():
+    from train.settings import TrainArgs
+
+    assert TrainArgs(corpus="x").synthetic_mask() is None
+    mask = TrainArgs(corpus="x", synthetic_heads="2.4").synthetic_mask()
+    assert mask.tolist() == [[1, 1, 1, 1], [0, 0, 0, 1]]
+    with pytest.raises(ValueError, match="layer.head"):
+        TrainArgs(corpus="x", synthetic_heads="3.1")
+
+
 def test_old_checkpoints_settings_replay_as_recorded():
     """Settings recorded before the curriculum existed keep their meaning (repeats from 30% of
     the schedule at 0.3 of the loss, no snapshots)."""

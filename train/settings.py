@@ -52,6 +52,10 @@ class TrainArgs:
     # induction head; text alone never grew one in this model.
     synthetic_steps: int = 0  # N steps that train on repeated random sequences only ...
     synthetic_start: int = 0  # ... starting at this step (0: a warm-up; later: a burst mid-run)
+    # Heads left on during those steps, "layer.head" pairs ("2.4"); a layer named here has only
+    # these heads on, other layers all of theirs. The warm-up grows a copying head wherever it
+    # can: in R3 it took two of layer 2's four heads, and with them the speaker head's place.
+    synthetic_heads: str = ""
     # Dropout during those steps (the model's own dropout applies after them). Off by default:
     # with it the circuit had formed to 0.26 by step 300 instead of 0.75 (runs R4 and R3).
     synthetic_dropout: float = 0.0
@@ -101,7 +105,30 @@ class TrainArgs:
         need(hi == 0 or 2 <= lo, f"repeat_min_period={lo} must be at least 2: a shorter period repeats one token")
         need(hi < self.model.n_ctx, f"repeat_max_period={hi} must be below n_ctx={self.model.n_ctx} to repeat at all")
         parse_steps(self.snapshots)
+        self.synthetic_mask()
         need(isinstance(self.interrupt_at, int) and self.interrupt_at >= 0, "interrupt_at must be 0 or more")
+
+    def synthetic_mask(self):
+        """The head mask [n_layer, n_head] (1 = on) for the synthetic steps; None = every head."""
+        spec = self.synthetic_heads.replace(",", " ").split()
+        if not spec:
+            return None
+        import torch  # the settings module itself stays importable without torch
+
+        cfg = self.model
+        mask = torch.ones(cfg.n_layer, cfg.n_head)
+        pairs = []
+        for item in spec:
+            layer, _, head = item.partition(".")
+            if not (layer.isdigit() and head.isdigit() and 1 <= int(layer) <= cfg.n_layer and 1 <= int(head) <= cfg.n_head):
+                raise ValueError(f"synthetic_heads={self.synthetic_heads!r}: {item!r} is not layer.head "
+                                 f"within {cfg.n_layer} layers x {cfg.n_head} heads (1-based)")
+            pairs.append((int(layer) - 1, int(head) - 1))
+        for layer in {layer for layer, _ in pairs}:
+            mask[layer] = 0.0
+        for layer, head in pairs:
+            mask[layer, head] = 1.0
+        return mask
 
     def synthetic(self, step: int) -> bool:
         """Whether this step trains on repeated random sequences only."""
