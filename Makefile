@@ -20,14 +20,13 @@ DESCRIPTION ?= Alice's Adventures in Wonderland by Lewis Carroll (Project Gutenb
 HEAD_ORDER ?=
 SUDO      := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: serve test site model train export bench eval clean corpus lint screenshot
+.PHONY: serve test site model train export bench eval clean corpus lint screenshot schema
 
 serve: site
 	@echo "Serving the live page at http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory $(SITE)
 
-test: $(VENV) $(NODE) $(CHROMIUM)
-	$(PY) -m ruff check .
+test: $(VENV) $(NODE) $(CHROMIUM) lint
 	$(PY) -m pytest
 
 site: $(VENV) $(NODE)
@@ -48,8 +47,17 @@ export: $(VENV)
 	$(PY) -m export --checkpoint $(CKPT) --corpus "$(CORPUS)" --out static/model \
 		--corpus-description "$(DESCRIPTION)" $(if $(HEAD_ORDER),--head-order "$(HEAD_ORDER)")
 
-lint: $(VENV)
+# ruff for the Python, and TypeScript's checker over the widget's JavaScript (tsconfig.json:
+# JSDoc types, no build step; the shipped files are the checked ones).
+lint: $(VENV) $(NODE)
 	$(PY) -m ruff check .
+	node_modules/.bin/tsc --noEmit -p tsconfig.json
+
+# The widget's state keys for the Python side (site/build.py, site/model_card.py), written from
+# its schema (static/attention-view/core/state.js); tests/test_state_schema.py checks it is current.
+SCHEMA_JSON := static/attention-view/state-schema.json
+schema: $(NODE)
+	node site/state_schema.mjs > $(SCHEMA_JSON).tmp && mv $(SCHEMA_JSON).tmp $(SCHEMA_JSON)
 
 bench: site $(CHROMIUM)
 	$(PY) bench/run.py

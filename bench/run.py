@@ -154,6 +154,7 @@ def main(argv=None) -> int:
 
     loads = {"page": [], "bare": []}
     updates = {}
+    load_at_start = os.getloadavg()[0]
     with sync_playwright() as pw:
         browser = launch(pw)
         version = browser.version
@@ -241,9 +242,9 @@ def main(argv=None) -> int:
          pm["bytes"] / bm["bytes"], "≤ 1.05"),
         ("first attention row visible", f"{pm['first']:.0f} ms", f"{bm['live']:.0f} ms (first result)",
          pm["first"] / bm["live"], "≤ 0.35"),
-        ("live model ready", f"{pm['live']:.0f} ms", f"{bm['live']:.0f} ms", pm["live"] / bm["live"], "≤ 1.1"),
+        ("live model ready", f"{pm['live']:.0f} ms", f"{bm['live']:.0f} ms", pm["live"] / bm["live"], "≤ 1.10"),
         ("live model ready, repeat visit (reload; page: offline worker, bare: HTTP cache)",
-         f"{wp:.0f} ms", f"{wb:.0f} ms", wp / wb, "page ≤ 500 ms"),
+         f"{wp:.0f} ms", f"{wb:.0f} ms", wp / wb, "page ≤ 400 ms"),
     ]
     for n in SIZES:
         u = updates[n]
@@ -255,7 +256,8 @@ def main(argv=None) -> int:
         rows.append((f"generation step at T = {n} (pick + run + render + layout)", f"{u['generate']:.2f} ms",
                      f"{u['bare_run']:.2f} ms (run)", u["generate"] / u["bare_run"], "< 25 ms" if n == 128 else ""))
     load = os.getloadavg()[0]
-    print(f"\nChromium {version}, {os.cpu_count()} CPU cores (1-min load average at the end: {load:.2f}; "
+    print(f"\nChromium {version}, {os.cpu_count()} CPU cores (1-min load average at the start: {load_at_start:.2f}, "
+          f"at the end: {load:.2f}; "
           f"other work on the machine inflates every figure), loopback, cold context per load; "
           f"medians of {args.runs} cold loads, {args.warm} warm reloads and {args.updates} updates.\n")
     print("| measure | page | bare floor | ratio | target |")

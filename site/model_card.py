@@ -13,11 +13,15 @@ Imported by site/build.py through its file path (build.py is a script, not a pac
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from urllib.parse import quote
 
-# The live page's permalink keys, in the order static/attention-view/state.js STATE_KEYS writes them.
-HASH_KEYS = ("text", "token", "layer", "head", "view")
+# The widget's state keys (its schema, static/attention-view/core/state.js SCHEMA, written out by
+# `make schema`): the live page's permalink writes them in this order.
+STATE_SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "static" / "attention-view" / "state-schema.json")
+                          .read_text(encoding="utf-8"))["keys"]
 
 # The head scores in the table's column order: (key, column header, what it measures in short).
 SCORE_COLUMNS = [
@@ -54,11 +58,22 @@ def bpc_text(x: float) -> str:
     return f"{x:.3f}"
 
 
+def to_hash(state: dict) -> str:
+    """The live page's fragment for a state, as state.js toHash writes it: the keys that have a
+    value, in the schema's order, a choice left at its default left out, spaces as %20."""
+    parts = []
+    for k in STATE_SCHEMA:
+        value = state.get(k["key"])
+        if value is None or (k["type"] == "choice" and value == k["omitted"]):
+            continue
+        parts.append(f"{k['key']}={quote(str(value), safe='')}")
+    return "#" + "&".join(parts)
+
+
 def permalink_hash(text: str, token: int, layer: int, head: int, view: str = "head") -> str:
-    """The live page's fragment for a view, as state.js toHash writes it (URLSearchParams,
-    spaces as %20): "#text=The%20Queen&token=6&layer=2&head=3&view=head"."""
-    values = {"text": text, "token": token, "layer": layer, "head": head, "view": view}
-    return "#" + "&".join(f"{k}={quote(str(values[k]), safe='')}" for k in HASH_KEYS)
+    """The live page's fragment for one head's view of a sentence:
+    "#text=The%20Queen&token=6&layer=2&head=3&view=head"."""
+    return to_hash({"text": text, "token": token, "layer": layer, "head": head, "view": view})
 
 
 def nice_step(span: float, target: int) -> float:
