@@ -8,7 +8,7 @@ import { loadMeta, loadGolden, loadModel, forget, loaderEvents } from "../model/
 import { StateReader } from "./state.js";
 import { goldenHeadStart, emptyRun } from "../model/runs.js";
 import { toResult } from "../model/result.js";
-import { currentRun } from "../model/masked-run.js";
+import { currentRun } from "./current-run.js";
 import { buildShell, buildUI, paintFrame, paintStatus, reveal, loadingText } from "./skeleton.js";
 import { viewOf } from "./view.js";
 import { wireKeys } from "./events.js";

@@ -4,9 +4,8 @@
 // over from the previous run of the same text, so switching a head on or off costs one model
 // run, and only a new text costs two.
 
-import { liveRun, emptyRun, withPredictions, viewPositions, ensureLogits } from "./runs.js";
+import { liveRun, emptyRun, withPredictions } from "./runs.js";
 import { maskFor } from "./head-set.js";
-import { pinnedIndex, shownIndex } from "../core/state.js";
 
 /**
  * `text` run with the heads of `off` (head-set.js parseAblate; null = every head on) switched
@@ -53,28 +52,4 @@ export async function compareRun(model, state, previous) {
   if (runMatches(previous, model, state.compare, state.ablate)) return previous;
   return maskedRun(model, state.compare, state.off, null,
     { baseline: false, positions: (run) => [run.ids.length - 1] });
-}
-
-/**
- * The run the state needs on `model`: `previous` when it still matches (with logits added for
- * a token pinned or hovered since it was made), else a new one. Resolves null when the state
- * changed meanwhile (typing): a stale run is never painted. `state()` reads the current state.
- * @param {import("./loader.js").Model} model
- * @param {() => import("../core/state.js").State} state
- * @param {import("./runs.js").Run|null} previous
- */
-export async function currentRun(model, state, previous) {
-  const stale = (r) => !runMatches(r, model, state().text, state().ablate);
-  const positions = (r) => {
-    const n = r.labels.length;
-    return viewPositions(n, pinnedIndex(state(), n, r.labels), shownIndex(state(), n, r.labels));
-  };
-  let run = previous;
-  const { text, off } = state();
-  if (!runMatches(run, model, text, off.text)) {
-    run = await maskedRun(model, text, off, run, { positions });
-    if (stale(run)) return null;
-  }
-  if ((await ensureLogits(model, run, positions(run))) && stale(run)) return null;
-  return run;
 }
