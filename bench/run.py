@@ -59,8 +59,21 @@ LOAD_JS = """([mark, first]) => {
   for (const r of performance.getEntriesByType("resource")) {
     if (r.responseEnd <= live) bytes += r.transferSize;
   }
-  return { live, first: first ? at(first) : null, bytes };
+  return { live, first: first ? at(first) : null, bytes, liveAt: performance.timeOrigin + live };
 }"""
+
+# A dedicated worker's downloads (the runtime's, when it runs in one) are on the worker's own
+# timeline: counted up to the same moment, converted through both time origins.
+WORKER_BYTES_JS = """(liveAt) => performance.getEntriesByType("resource")
+  .filter((r) => performance.timeOrigin + r.responseEnd <= liveAt)
+  .reduce((n, r) => n + r.transferSize, 0)"""
+
+
+def load_figures(pg, mark: str, first: str | None) -> dict:
+    figures = pg.evaluate(LOAD_JS, [mark, first])
+    for worker in pg.workers:
+        figures["bytes"] += worker.evaluate(WORKER_BYTES_JS, figures["liveAt"])
+    return figures
 
 PAGE_UPDATE_JS = """async ([texts, reps]) => {
   const el = document.querySelector("attention-view");
@@ -166,11 +179,11 @@ def main(argv=None) -> int:
                     pg.goto(page_url)
                     pg.wait_for_selector("attention-view[data-status=live]", state="attached", timeout=120_000)
                     pg.wait_for_timeout(100)  # let the first-row mark's animation frame fire
-                    loads[kind].append(pg.evaluate(LOAD_JS, ["attention-view:live", "attention-view:first-row"]))
+                    loads[kind].append(load_figures(pg, "attention-view:live", "attention-view:first-row"))
                 else:
                     pg.goto(bare_url)
                     pg.wait_for_selector("html[data-ready]", state="attached", timeout=120_000)
-                    loads[kind].append(pg.evaluate(LOAD_JS, ["bare:first-result", None]))
+                    loads[kind].append(load_figures(pg, "bare:first-result", None))
                 context.close()
 
         # Repeat visits: one context per page, visited once, then reloaded.
@@ -193,7 +206,7 @@ def main(argv=None) -> int:
                     pg.wait_for_selector("html[data-ready]", state="attached", timeout=120_000)
                     mark = "bare:first-result"
                 if i > 0:
-                    warm[kind].append(pg.evaluate(LOAD_JS, [mark, None]))
+                    warm[kind].append(load_figures(pg, mark, None))
             if kind == "page":
                 served = pg.evaluate("""() => performance.getEntriesByType("resource")
                     .filter((r) => r.name.endsWith(".wasm")).map((r) => r.workerStart > 0)""")
