@@ -49,7 +49,7 @@ export function viewClass(features) {
     /** What is on screen (see runs.js, `Result`); null before the first paint. */
     get result() { return this._controller.result(); }
 
-    /** "idle" | "loading" | "preview" | "live" | "error" (controller.js); also `data-status`. */
+    /** "idle" | "loading" | "preview" | "live" | "error" (feature.js Status); also `data-status`. */
     get status() { return this._controller.status; }
 
     /**

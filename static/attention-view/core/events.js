@@ -44,7 +44,7 @@ export function wirePageKeys(host, act) {
 }
 
 /**
- * The view's keys (state.js KEY_ACTIONS) inside the element, and on the page (above).
+ * The view's keys (actions.js KEY_ACTIONS) inside the element, and on the page (above).
  * @param {HTMLElement} host
  * @param {{input: HTMLTextAreaElement, root: HTMLElement}} ui
  * @param {(action: object, opts?: {focusChip?: boolean}) => void} act

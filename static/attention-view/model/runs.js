@@ -154,7 +154,7 @@ export async function ensureLogits(model, run, positions) {
 /**
  * Tokenizes and runs `text`. Longer than the context, it keeps the LAST n_ctx tokens (the
  * ones a language model would condition on to continue the text) and records what it cut.
- * `headMask`: ablation.js maskFor (null = every head on). `previous`: the run on screen.
+ * `headMask`: head-set.js maskFor (null = every head on). `previous`: the run on screen.
  * `positions(run)`: the positions to compute logits at, given the tokenized run (null: all).
  * @returns {Promise<Run>}
  */

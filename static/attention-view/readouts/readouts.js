@@ -1,7 +1,7 @@
 // @ts-check
 // Read-outs of one model run (no DOM): rows and matrices for the three views, next-token
 // probabilities, and the small helpers prose is written with (the view's own prose is in
-// renderer.js). Nothing here computes attention; it only slices, averages or chains the
+// the panels). Nothing here computes attention; it only slices, averages or chains the
 // `attention` output the ONNX graph returned.
 //
 // A run's outputs ("out") hold attention and scores as tensors (../model/attention.js) of
