@@ -14,7 +14,7 @@ two texts that differ in their last word (as a keystroke at the end of the text 
   page: set the text box's value and fire `input` (the path a keystroke takes: tokenize, run,
         draw, then a forced style/layout so the drawing is not left for later),
   bare: tokenize + session.run, and session.run alone on precomputed ids.
-Generation steps ("Continue", issue 10) are medians over --updates calls of
+Generation steps ("Continue") are medians over --updates calls of
 `el.generate({temperature: 0, maxTokens: 2})` from a text of T - 2 tokens, each timed by the
 page's own measure of its second step (`attention-view:generate-step`: pick the token from the
 logits on screen, one model run at T tokens, one render, the controls' update, whose text box
