@@ -58,8 +58,13 @@ CHAPTERS = [
 # (static/attention-view.js, where embeds load it) and the site's pages import; pages preload
 # it (_macros.html live_view_preloads).
 WIDGET_MODULE = "attention-view/widget.js"
-# The modules the build bundles in place, with esbuild's extra options for each.
-BUNDLES = {WIDGET_MODULE: [], "attention-view/preload.js": ["--external:./widget.js"]}
+# The modules the build bundles in place, with esbuild's extra options for each: the widget,
+# and the scripts that import it with a module of their own (kept outside: one instance).
+BUNDLES = {
+    WIDGET_MODULE: [],
+    "attention-view/preload.js": ["--external:./widget.js"],
+    "pages/app.js": ["--external:../attention-view/widget.js"],
+}
 ESBUILD = NODE_MODULES / ".bin" / "esbuild"
 
 # The site's one Content-Security-Policy (rendered into every page by _base.html; the tests and
@@ -119,8 +124,8 @@ def bundle_widget(out: Path) -> None:
     """In the built site, attention-view/widget.js (the widget's composition root) becomes the
     bundle of everything it imports: one request instead of a waterfall of ~45 modules
     (docs/bench.md has the A/B). preload.js becomes the bundle of the two small modules it
-    starts the runtime with, and still imports widget.js (dynamically) for the model, so that
-    there is one instance of the loader. Each is bundled in place from the copies under
+    starts the runtime with, and the live page's script the bundle of its own two; both still
+    import widget.js, so that there is one instance of the loader. Each is bundled in place from the copies under
     OUT/static/, so its source map points at the unbundled modules, which stay in the site
     beside it. The onnxruntime and tokenizer modules stay files of their own (paths.js: they
     are loaded by URL)."""
