@@ -44,7 +44,7 @@ export function dispatch(c, action, { focusChip = false } = {}) {
  * @param {import("../model/runs.js").Run|null} run  the run on screen
  * @param {import("./feature.js").Part[]} parts
  */
-export function writeState(host, next, type, run, parts) {
+function writeState(host, next, type, run, parts) {
   const attrs = toAttributes(next);
   for (const name of STATE_KEYS) {
     if (attrs[name] === null) host.removeAttribute(name);
