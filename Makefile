@@ -1,55 +1,89 @@
-# Entry points. Each target bootstraps what it needs: a fresh clone needs only python3, node/npm
-# and (for the browser tests) Debian's chromium, which `make test` installs when it is missing.
+# Entry points. Each target bootstraps what it needs, and only that: a fresh clone needs only
+# python3, node/npm and (for the browser tests) Debian's chromium, which `make test` installs when
+# it is missing. `make serve` installs the `site` dependency group (jinja2) and the browser runtime
+# files alone; `make model`/`train`/`export`/`eval` add the `train` group, `make test` the rest.
 
 PY        := .venv/bin/python
-VENV      := .venv/.installed
+# One venv, one marker per installed dependency group (pyproject.toml [dependency-groups]).
+PIP_READY := .venv/.pip-groups
+GROUP      = .venv/.group-$(1)
 NODE      := node_modules/.installed
+RUNTIME   := node_modules/.runtime
 CHROMIUM  := /usr/bin/chromium
 # The team's copy of the training texts when it is there, else what `make corpus` downloads.
 CORPUS_DIR ?= $(if $(wildcard ../shared/corpus/alice.txt),../shared/corpus,corpus)
-CORPUS    ?= $(CORPUS_DIR)/alice.txt
-COMPANIONS ?= $(CORPUS_DIR)/companions
-CKPT      ?= checkpoints/alice.pt
+DEFAULT_CORPUS := $(CORPUS_DIR)/alice.txt
+CORPUS    ?= $(DEFAULT_CORPUS)
+is_default = $(filter $(DEFAULT_CORPUS),$(CORPUS))
+# The companions and the description belong to the default corpus; your own text has none unless given.
+COMPANIONS ?= $(if $(is_default),$(CORPUS_DIR)/companions)
+# A retrain is a model of its own: models/NAME.pt and models/NAME/ (git-ignored), named after
+# its corpus by default. Nothing replaces the shipped model (static/model/ and SHIPPED_CKPT)
+# but `make ship NAME=...`.
+NAME      ?= $(basename $(notdir $(CORPUS)))
+CKPT      ?= models/$(NAME).pt
+MODEL_OUT ?= models/$(NAME)
+# The shipped model's checkpoint keeps the name of the text the first shipped model read: the
+# tests and the re-export check read it, and renaming it would gain nothing but churn.
+SHIPPED_CKPT := checkpoints/alice.pt
+# The model folder `make site`/`make serve` build the site on (MODEL=models/NAME: your own).
+MODEL     ?= static/model
 PORT      ?= 8000
 # The built site: a folder of its own (setuptools writes build/ on `pip install .`).
 SITE      := _site
-DESCRIPTION ?= Alice's Adventures in Wonderland by Lewis Carroll (Project Gutenberg \#11), last 10% held out; eleven companion books train only
-# Heads carry no order: HEAD_ORDER="2:3,1,2,4" renumbers layer 2's at export so that the head a
-# story is about sits where the chapter names it. The shipped model needs none (README, "The
-# default view"): its speaker head already is layer 2, head 3.
+DEFAULT_DESCRIPTION := Alice's Adventures in Wonderland by Lewis Carroll (Project Gutenberg \#11), last 10% held out; eleven companion books train only
+DESCRIPTION ?= $(if $(is_default),$(DEFAULT_DESCRIPTION))
+# Training flags beyond the texts, e.g. TRAIN_FLAGS="--steps 300 --n-layer 3".
+TRAIN_FLAGS ?=
+# The default view is chosen at export from what the model does; VIEW_FLAGS="--text ... --layer 2
+# --head 3" pins it. Heads carry no order: HEAD_ORDER="2:3,1,2,4" renumbers layer 2's at export.
+VIEW_FLAGS ?=
 HEAD_ORDER ?=
 SUDO      := $(if $(filter 0,$(shell id -u)),,sudo)
+EXPORT_FLAGS = --corpus "$(CORPUS)" --out $(MODEL_OUT) $(if $(DESCRIPTION),--corpus-description "$(DESCRIPTION)") $(VIEW_FLAGS) \
+	$(if $(HEAD_ORDER),--head-order "$(HEAD_ORDER)")
 
-.PHONY: serve test site model train export bench eval clean corpus lint screenshot schema
+.PHONY: serve test site model train export ship bench eval clean corpus lint screenshot wheel schema
 
 serve: site
 	@echo "Serving the live page at http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory $(SITE)
 
-test: $(VENV) $(NODE) $(CHROMIUM) lint
+test: $(call GROUP,test) $(NODE) $(CHROMIUM) lint
 	$(PY) -m pytest
 
-site: $(VENV) $(NODE)
-	$(PY) site/build.py --out $(SITE)
+site: $(call GROUP,site) $(RUNTIME)
+	$(PY) site/build.py --out $(SITE) --model $(MODEL)
 
-# Retrain tokenizer + model on CORPUS + COMPANIONS and re-export static/model/ (~6 minutes on 2 cores).
-model: train export
+# Train tokenizer + model on CORPUS + COMPANIONS and export models/NAME/ (~10 minutes on 2 cores).
+# Everything export will need is checked first, so a bad flag or path costs seconds, not a run.
+model: $(call GROUP,train)
+	$(PY) -m export --check $(EXPORT_FLAGS)
+	$(MAKE) train export
 
 # Download the training texts from Project Gutenberg into corpus/ (git-ignored), for anyone
 # without ../shared/corpus. Offline it stops with one clear error.
-corpus: $(VENV)
+corpus: $(call GROUP,train)
 	$(PY) -m train.download --out corpus
 
-train: $(VENV)
-	OMP_WAIT_POLICY=PASSIVE $(PY) -m train --corpus "$(CORPUS)" --companions $(COMPANIONS) --out $(CKPT)
+train: $(call GROUP,train)
+	OMP_WAIT_POLICY=PASSIVE $(PY) -m train --corpus "$(CORPUS)" $(if $(COMPANIONS),--companions $(COMPANIONS)) --out $(CKPT) $(TRAIN_FLAGS)
 
-export: $(VENV)
-	$(PY) -m export --checkpoint $(CKPT) --corpus "$(CORPUS)" --out static/model \
-		--corpus-description "$(DESCRIPTION)" $(if $(HEAD_ORDER),--head-order "$(HEAD_ORDER)")
+export: $(call GROUP,train)
+	$(PY) -m export --checkpoint $(CKPT) $(EXPORT_FLAGS)
+
+# Replace the shipped model with models/NAME/ (and its checkpoint): the one step that does.
+ship:
+	@test -f $(MODEL_OUT)/meta.json && test -f $(CKPT) || \
+		{ echo "error: no $(MODEL_OUT)/meta.json or $(CKPT): run make model NAME=$(NAME) first" >&2; exit 2; }
+	cp $(MODEL_OUT)/model.onnx $(MODEL_OUT)/tokenizer.json $(MODEL_OUT)/golden.json static/model/
+	cp $(MODEL_OUT)/meta.json static/model/meta.json
+	cp $(CKPT) $(SHIPPED_CKPT)
+	@echo "shipped $(NAME): static/model/ and $(SHIPPED_CKPT) replaced; rebuild with make site, commit both"
 
 # ruff for the Python, and TypeScript's checker over the widget's JavaScript (tsconfig.json:
 # JSDoc types, no build step; the shipped files are the checked ones).
-lint: $(VENV) $(NODE)
+lint: $(call GROUP,test) $(NODE)
 	$(PY) -m ruff check .
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
@@ -63,28 +97,50 @@ bench: site $(CHROMIUM)
 	$(PY) bench/run.py
 
 # docs/screenshot.png (shown at the top of the README) from a fresh build in headless Chromium.
-screenshot: $(VENV) $(NODE) $(CHROMIUM)
+screenshot: $(call GROUP,test) $(NODE) $(CHROMIUM)
 	$(PY) bench/screenshot.py
 
-$(VENV): pyproject.toml
+# pip >= 25.1 installs a PEP 735 dependency group without installing the project.
+$(PIP_READY):
 	python3 -m venv .venv
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet '.[test]'
+	$(PY) -m pip install --quiet --upgrade 'pip>=25.1'
 	touch $@
 
+# `site` needs jinja2 alone; the other groups run the model too, so they bring the package's own
+# dependencies (onnxruntime, tokenizers, numpy: pyproject.toml [project]) with an editable install.
+.venv/.group-site: pyproject.toml | $(PIP_READY)
+	$(PY) -m pip install --quiet --group site
+	touch $@
+
+.venv/.group-%: pyproject.toml | $(PIP_READY)
+	$(PY) -m pip install --quiet -e . --group $*
+	touch $@
+
+# What the tests need: every package, development files included.
 $(NODE): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
+
+# What the site needs: only the runtime files build.py copies (a full install has them too).
+$(RUNTIME): package-lock.json | $(call GROUP,site)
+	@if [ -f $(NODE) ]; then touch $@; else $(PY) site/runtime_files.py; fi
 
 $(CHROMIUM):
 	@echo "Installing Debian's chromium for the browser tests (about 90 s)..."
 	$(SUDO) apt-get update
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
-clean:
-	rm -rf $(SITE) build .pytest_cache
+# dist/attention_live-*.whl: the package with the model, the widget's bundle and its runtime
+# files copied in (packaging/build_wheel.py). `pip install dist/attention_live-*.whl` needs nothing else.
+wheel: $(call GROUP,test) $(NODE)
+	$(PY) packaging/build_wheel.py --out dist
 
-# The issue-7 targets for the shipped files: held-out bits per character beside gzip -9, xz and
-# bzip2, the default view's weight and sentence-set agreement, and the best head scores.
-eval: $(VENV)
-	$(PY) -m train.evaluate --checkpoint $(CKPT) --corpus "$(CORPUS)" --meta static/model/meta.json
+clean:
+	rm -rf $(SITE) build dist .pytest_cache
+
+# A model's targets: held-out bits per character beside gzip -9, xz and bzip2, the default view's
+# weight and story, and the best head scores. `make eval` is the shipped model; NAME=... a retrain.
+EVAL_CKPT  = $(if $(filter command line environment,$(origin NAME)),$(CKPT),$(SHIPPED_CKPT))
+EVAL_MODEL = $(if $(filter command line environment,$(origin NAME)),$(MODEL_OUT),static/model)
+eval: $(call GROUP,train)
+	$(PY) -m train.evaluate --checkpoint $(EVAL_CKPT) --corpus "$(CORPUS)" --meta $(EVAL_MODEL)/meta.json

@@ -1,5 +1,8 @@
-"""`python -m export`: checkpoint -> static/model/, refusing any model that does not match PyTorch,
-and measuring what every head does on the corpus's held-out text."""
+"""`python -m export`: checkpoint -> a model folder (model.onnx, tokenizer.json, golden.json,
+meta.json), refusing any model that does not match PyTorch, measuring what every head does on the
+corpus's held-out text and choosing the view the page opens on from what the model does
+(export/default_view.py). `--check` checks everything that can be checked before training (the
+corpus, the output folder, the flags) and writes nothing: `make model` runs it first."""
 
 from __future__ import annotations
 
@@ -8,14 +11,15 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import onnx
 
+from attention_live.feeds import INPUT_NOTES, expected_axes
+from export import default_view
 from export.golden import golden_outputs
-from export.heads import measure_model, ort_run
+from export.heads import PROBE_TEXT, measure_model, ort_run
 from export.parity import ParityError, check_parity, session_for
-from export.story import load_sentences, said_evidence
-from export.to_onnx import INPUT_NOTES, OPSET, expected_axes, export_onnx_bytes
+from export.story import load_sentences
+from export.to_onnx import OPSET, export_onnx_bytes
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.data import read_corpus
 from train.files import UserError, atomic_write_bytes, ensure_writable_dir, sha256_bytes
@@ -23,18 +27,7 @@ from train.model import alibi_slopes, permute_heads
 from train.tokenizer import load_tokenizer_json
 
 MAX_MODEL_BYTES = 1_300_000  # the page's download budget for the graph
-DEFAULT_TEXT = "The Queen turned round and said"
 ROOT = Path(__file__).resolve().parent.parent
-# The default view's story is checked on these (export/story.py); the two-name set measures
-# what the same head does when a second name stands between the speaker and «said».
-SAID_SENTENCES = Path(__file__).resolve().parent / "data" / "speaker_sentences.tsv"
-TWO_NAME_SENTENCES = Path(__file__).resolve().parent / "data" / "nearer_name_sentences.tsv"
-
-
-def default_token(pieces: list[str]) -> int:
-    """The last 'said' if there is one (the view the page opens on), else the last token."""
-    matches = [i for i, p in enumerate(pieces) if p.lstrip("Ġ") == "said"]
-    return matches[-1] if matches else len(pieces) - 1
 
 
 def to_json(obj) -> bytes:
@@ -63,11 +56,41 @@ def positions_meta(model) -> dict:
             "standard_slopes": alibi_slopes(model.cfg.n_head)}
 
 
-def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str, layer: int, head: int, description: str,
-                    heldout_text: str, head_order: str = "") -> dict[str, bytes]:
-    """The four files, from the checkpoint and its model (`model_from_checkpoint`)."""
+def check_head_order_syntax(spec: str) -> None:
+    """--head-order as far as it can be checked without the model (whose sizes it must then fit):
+    LAYER:H,H,... with each layer's heads a permutation of 1..n."""
+    for part in filter(None, spec.split(";")):
+        layer, _, heads = part.partition(":")
+        parse_head_order(part, n_layer=max(1, int(layer)) if layer.isdigit() else 1, n_head=len(heads.split(",")))
+
+
+def check_view_flags(text: str | None, layer: int | None, head: int | None) -> None:
+    """What can be said of --text/--layer/--head without the model."""
+    if text is not None and not text.strip():
+        raise UserError("--text is empty; give the sentence the page should open on (or leave it out).")
+    for name, value in (("layer", layer), ("head", head)):
+        if value is not None and value < 1:
+            raise UserError(f"--{name} {value}: layers and heads are numbered from 1.")
+
+
+def check_inputs() -> None:
+    """The files export reads besides its arguments (a broken checkout fails here, not after training)."""
+    for path in (PROBE_TEXT, default_view.SPEAKER_SENTENCES, default_view.NEARER_NAME_SENTENCES):
+        try:
+            if path.suffix == ".tsv":
+                load_sentences(path)
+            elif not path.read_text(encoding="utf-8").strip():
+                raise ValueError("it is empty")
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            raise UserError(f"{path} cannot be read ({exc}); restore it from the repository.")
+
+
+def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer: int | None, head: int | None,
+                    description: str, heldout_text: str, head_order: str = "") -> dict[str, bytes]:
+    """The four files, from the checkpoint and its model (`model_from_checkpoint`). `text`, `layer`
+    and `head` pin the default view where given (None: chosen from what the model does)."""
     cfg = model.cfg
-    if not (1 <= layer <= cfg.n_layer and 1 <= head <= cfg.n_head):
+    if (layer or 1) > cfg.n_layer or (head or 1) > cfg.n_head:
         raise UserError(f"default view layer {layer}, head {head} is outside {cfg.n_layer} layers x {cfg.n_head} heads.")
     orders = parse_head_order(head_order, cfg.n_layer, cfg.n_head)
     for index, order in orders.items():
@@ -82,16 +105,21 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str, layer: int, h
         raise UserError(f"model.onnx would be {len(onnx_bytes):,} bytes, over the {MAX_MODEL_BYTES:,} budget.")
 
     tokenizer = load_tokenizer_json(ckpt["tokenizer_json"])
+    if text is not None and not 1 <= len(tokenizer.encode(text).ids) <= cfg.n_ctx:
+        raise UserError(f"--text is {len(tokenizer.encode(text).ids)} tokens; the model reads 1 to {cfg.n_ctx}.")
     session = session_for(onnx_bytes)
     run = ort_run(session)
     counts = ckpt.get("token_counts") or []
     if len(counts) != cfg.vocab_size:
         raise UserError(f"{ckpt_path} records no token counts (trained by an older version). Retrain it.")
-    measured = measure_model(run, tokenizer, counts, heldout_text, cfg.n_layer, cfg.n_head, cfg.n_ctx)
-    story = said_evidence(run, tokenizer, load_sentences(SAID_SENTENCES), layer, head)
-    two_names = said_evidence(run, tokenizer, load_sentences(TWO_NAME_SENTENCES), layer, head)
+    try:
+        measured = measure_model(run, tokenizer, counts, heldout_text, cfg.n_layer, cfg.n_head, cfg.n_ctx)
+    except ValueError as exc:  # e.g. a held-out part too short to measure
+        raise UserError(f"cannot measure the heads: {exc}.")
+    default = default_view.choose(run, tokenizer, measured["heads"], PROBE_TEXT.read_text(encoding="utf-8"),
+                                  cfg.n_layer, cfg.n_head, cfg.n_ctx, text, layer, head)
 
-    golden = golden_outputs(session, tokenizer, text)
+    golden = golden_outputs(session, tokenizer, default["text"])
     files = {
         "model.onnx": onnx_bytes,
         "tokenizer.json": ckpt["tokenizer_json"].encode("utf-8"),
@@ -99,8 +127,6 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str, layer: int, h
     }
     opset = onnx.load_from_string(onnx_bytes).opset_import[0].version
     assert opset == OPSET
-    token = default_token(golden["pieces"])
-    row = np.array([w if w is not None else 0.0 for w in golden["attention"][layer - 1][head - 1][token]])
     metrics = {k: v for k, v in ckpt["metrics"].items()}
     metrics["in_context_gain"] = measured["in_context_gain"]
     metrics["heldout_loss_nats"] = measured["heldout_loss_nats"]
@@ -116,12 +142,7 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str, layer: int, h
         "metrics": metrics,
         "train_args": ckpt.get("train_args", {}),
         "corpus": {**ckpt["corpus"], "description": description},
-        "default": {"text": text, "layer": layer, "head": head, "token": token, "view": "head",
-                    "top_weight": round(float(row.max()), 4), "top_key": int(row.argmax()),
-                    "sentence_set": {k: story[k] for k in ("agree", "total", "share")},
-                    # the same head when another name stands between the speaker and «said»: how
-                    # often its top key is that nearer name (the texture, not the story)
-                    "nearer_name_set": {k: two_names[k] for k in ("agree", "total", "share")}},
+        "default": default,
         "heads": measured["heads"],
         "head_definitions": measured["definitions"],
         "onnx": {"opset": opset, "axes": expected_axes(cfg), "inputs": INPUT_NOTES},
@@ -130,22 +151,39 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str, layer: int, h
     return files
 
 
+def remove_empty(folders: list[Path]) -> None:
+    for folder in folders:  # deepest first
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m export", description=__doc__)
     p.add_argument("--checkpoint", default="checkpoints/alice.pt", help="default: %(default)s")
     p.add_argument("--corpus", required=True,
                    help="the text the checkpoint was trained on: its held-out 10%% is where heads are measured")
     p.add_argument("--out", default="static/model", help="folder to write (default: %(default)s)")
-    p.add_argument("--text", default=DEFAULT_TEXT, help="the sentence the page opens on")
-    p.add_argument("--layer", type=int, default=2, help="default layer, 1-based (default: %(default)s)")
-    p.add_argument("--head", type=int, default=3, help="default head, 1-based (default: %(default)s)")
+    p.add_argument("--text", default=None, help="the sentence the page opens on (default: chosen from what the model does)")
+    p.add_argument("--layer", type=int, default=None, help="the default view's layer, 1-based (default: chosen)")
+    p.add_argument("--head", type=int, default=None, help="the default view's head, 1-based (default: chosen)")
     p.add_argument("--head-order", default="", metavar="LAYER:H,H,H,H",
                    help="renumber a layer's heads (heads carry no order), e.g. 2:3,1,2,4; ';' between layers")
     p.add_argument("--corpus-description", default=None, help="one line about the training text, shown on the page")
+    p.add_argument("--check", action="store_true",
+                   help="check the corpus, the output folder and the flags, write nothing (no checkpoint needed)")
     ns = p.parse_args(argv)
     out = Path(ns.out)
-    existed = out.exists()
+    created = [folder for folder in [out, *out.parents] if not folder.exists()]
     try:
+        check_view_flags(ns.text, ns.layer, ns.head)
+        check_inputs()
+        if ns.check:
+            check_head_order_syntax(ns.head_order)
+            read_corpus(Path(ns.corpus))
+            ensure_writable_dir(out)
+            remove_empty(created)
+            print(f"export check ok: {ns.corpus} is readable, {out}/ is writable, the flags are valid")
+            return 0
         ckpt = load_checkpoint(Path(ns.checkpoint))
         if ckpt.get("resumable"):
             raise UserError(f"{ns.checkpoint} is an interrupted run; finish it with `python -m train --resume` first.")
@@ -161,12 +199,15 @@ def main(argv: list[str] | None = None) -> int:
         for name, data in files.items():  # meta.json last: it vouches for the others
             atomic_write_bytes(out / name, data)
     except UserError as exc:
-        if not existed and out.is_dir() and not any(out.iterdir()):
-            out.rmdir()  # a failed export leaves no empty folder behind
+        remove_empty(created)  # a failed export leaves no empty folder behind
         print(f"error: {exc}", file=sys.stderr)
         return 2
     sizes = ", ".join(f"{n} {len(d):,} B" for n, d in files.items())
     print(f"wrote {out}/: {sizes}")
+    d = files and json.loads(files["meta.json"])["default"]
+    story = " (the speaker story)" if d["story"] else ""
+    print(f"default view: L{d['layer']}H{d['head']} on {d['text']!r}, {d['top_weight']:.0%} on "
+          f"{d['top_key_text'].strip()!r}, chosen by {d['chosen_by']}{story}")
     return 0
 
 

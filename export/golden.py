@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from export.to_onnx import OUTPUTS, graph_feeds
+from attention_live.feeds import OUTPUTS, graph_feeds
 
 TOP_K = 5
 

@@ -1,46 +1,84 @@
-"""What one attention head does, as numbers: pure numpy on attention patterns.
+"""What one attention head does, as numbers: pure numpy on attention patterns, and `SCORES`, the
+one registry of head scores. Everything else is derived from it: what `export/heads.py`
+measures, meta.json's `heads[].scores` and `head_definitions` (each score's definition, column
+label, the data it is measured on, the role thresholds and the even-attention figures), the model
+card's columns (site/model_card.py reads them from meta.json) and the score table in
+docs/model-files.md (`python -m export.head_scores --docs` rewrites it; a test keeps it in sync).
 
-Every score takes a pattern `[..., q, k]` (causal: row q is zero after key q and sums to 1) and
-averages over query rows only, returning an array of shape `pattern.shape[:-2]` (a 0-d array for a
-single `[T, T]` pattern); the caller averages over windows and sequences.
+Adding a detector is one `@registered(...)` pattern function here plus a test on a hand-built pattern with a known
+answer (tests/test_heads.py `KNOWN_ANSWERS`, which must name every entry).
 
-Query 0 can only attend to itself, so its row says nothing about the head; it is left out of every
-average (`previous_token`, `self`, `row_max`) unless a larger start is stated.
+Every pattern score takes a pattern `[..., q, k]` (causal: row q is zero after key q and sums to
+1) and averages over query rows only, returning an array of shape `pattern.shape[:-2]` (a 0-d
+array for a single `[T, T]` pattern); the caller averages over windows and sequences. Query 0 can
+only attend to itself, so its row says nothing about the head; it is left out of every average
+(`previous_token`, `self`, `row_max`) unless a larger start is stated.
 
-Roles (`role`), checked in this order, first group that passes wins:
-
-| order | label | passes when | even attention (128-token windows / n = 63) |
-|---|---|---|---|
-| 1 | "induction" / "duplicate token" | induction ≥ 0.20 / duplicate_token ≥ 0.20; if both pass, the larger | 0.011 / 0.011 |
-| 2 | "previous token" / "first token" / "self" | previous_token ≥ 0.30 / first_token ≥ 0.30 / self ≥ 0.30; if several pass, the larger | 0.035 / 0.014 / 0.035 |
-| 3 | "content" | row_max ≥ 0.25 (decisive, yet on no fixed position) | 0.035 |
-| 4 | "diffuse" | otherwise | |
-
-Why this order: induction and duplicate-token are measured on repeated random tokens, where no
-position or content habit can score above chance (0.011), so passing them is the strongest
-evidence of a mechanism. The positional habits come next; a head that is decisive but on none of
-those positions must be choosing by content. Every threshold is at least 5 times (in fact ≥ 7
-times) what even attention scores, so a label never describes chance. The content threshold is a
-quarter of the budget on one key, on average over every row: a head that is decisive only at some
-tokens (names, verbs, quote marks) and spread elsewhere averages well below its best rows.
+Roles: a score may carry a `Role` (label, threshold, group). Groups are checked in order and the
+first group with a passing score gives the role, the largest passing score within it; a head
+that passes none is "diffuse". Why this order: induction and duplicate-token are measured on
+repeated random tokens, where no position or content habit can score above chance (0.011), so
+passing them is the strongest evidence of a mechanism. The positional habits come next; a head
+that is decisive but on none of those positions must be choosing by content. Every threshold is
+at least 5 times (in fact >= 7 times) what even attention scores, so a label never describes
+chance. The content threshold is a quarter of the budget on one key, on average over every row:
+a head that is decisive only at some tokens (names, verbs, quote marks) and spread elsewhere
+averages well below its best rows.
 """
 
 from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 FIRST_TOKEN_FROM = 32  # by q = 32 a head has plenty of other keys, so weight on key 0 is a choice
 ENTROPY_FROM = 16  # short rows have little entropy to lose; start where the rows are long enough
-
-# (label, score name, threshold); groups are checked in order, within a group the largest passing score wins.
-ROLE_GROUPS: tuple[tuple[tuple[str, str, float], ...], ...] = (
-    (("induction", "induction", 0.20), ("duplicate token", "duplicate_token", 0.20)),
-    (("previous token", "previous_token", 0.30), ("first token", "first_token", 0.30), ("self", "self", 0.30)),
-    (("content", "row_max", 0.25),),
-)
 FALLBACK_ROLE = "diffuse"
-ROLES = tuple(label for group in ROLE_GROUPS for label, _, _ in group) + (FALLBACK_ROLE,)
 MIN_RATIO_TO_EVEN = 5.0
+
+# The data a score is measured on (export/heads.py builds each).
+HELDOUT = "held-out windows"
+REPEATED = "repeated random sequences"
+ABLATION = "held-out windows, the head switched off"
+
+
+@dataclass(frozen=True)
+class Role:
+    label: str
+    at_least: float
+    group: int  # groups are checked in increasing order
+
+
+@dataclass(frozen=True)
+class Score:
+    name: str  # the key in meta.json heads[].scores
+    label: str  # the model card's column header
+    hint: str  # what it measures, in a few words
+    definition: str  # the full definition; {n_repeat}, {first_from}, {entropy_from} are filled in
+    measured_on: str  # HELDOUT, REPEATED or ABLATION
+    # HELDOUT: fn(pattern); REPEATED: fn(pattern, n_repeat); ABLATION: measured by heads.py
+    # through the model's head_mask (no pattern can say what a head's output is worth).
+    fn: Callable | None
+    role: Role | None = None
+
+    def defined(self, n_repeat: int) -> str:
+        return self.definition.format(n_repeat=n_repeat, first_from=FIRST_TOKEN_FROM, entropy_from=ENTROPY_FROM)
+
+
+SCORES: list[Score] = []  # the registry, in the order the entries are defined below
+
+
+def registered(name: str, label: str, hint: str, definition: str, measured_on: str, role: Role | None = None):
+    """Registers the decorated pattern function as the score `name` (one entry per score)."""
+    def add(fn):
+        SCORES.append(Score(name, label, hint, definition, measured_on, fn, role))
+        return fn
+    return add
 
 
 def _check(pattern: np.ndarray) -> np.ndarray:
@@ -55,6 +93,9 @@ def _from(start: int, T: int) -> int:
     return start if T > start else min(1, T - 1)
 
 
+@registered("previous_token", "previous token", "weight on the token just before",
+            "mean weight on key q-1, over query positions q >= 1 of the held-out windows",
+            HELDOUT, Role("previous token", 0.30, 2))
 def previous_token(pattern: np.ndarray) -> np.ndarray:
     """Mean weight on key q-1, over query rows q >= 1."""
     p = _check(pattern)
@@ -63,6 +104,8 @@ def previous_token(pattern: np.ndarray) -> np.ndarray:
     return p[..., q, q - 1].mean(axis=-1)
 
 
+@registered("self", "self", "weight on the token itself",
+            "mean weight on key q (the query itself), over q >= 1 (row 0 has no choice)", HELDOUT, Role("self", 0.30, 2))
 def self_attention(pattern: np.ndarray) -> np.ndarray:
     """Mean weight on key q (the query itself), over query rows q >= 1."""
     p = _check(pattern)
@@ -70,6 +113,8 @@ def self_attention(pattern: np.ndarray) -> np.ndarray:
     return p[..., q, q].mean(axis=-1)
 
 
+@registered("first_token", "first token", "weight on token 0", "mean weight on key 0, over q >= {first_from}",
+            HELDOUT, Role("first token", 0.30, 2))
 def first_token(pattern: np.ndarray) -> np.ndarray:
     """Mean weight on key 0, over query rows q >= 32 (q >= 1 if the pattern is shorter)."""
     p = _check(pattern)
@@ -77,6 +122,8 @@ def first_token(pattern: np.ndarray) -> np.ndarray:
     return p[..., start:, 0].mean(axis=-1)
 
 
+@registered("entropy_bits", "entropy (bits)", "how spread out a row is",
+            "mean entropy of a row, in bits, over q >= {entropy_from}", HELDOUT)
 def entropy_bits(pattern: np.ndarray) -> np.ndarray:
     """Mean row entropy in bits, over query rows q >= 16 (q >= 1 if the pattern is shorter)."""
     p = _check(pattern)
@@ -86,6 +133,8 @@ def entropy_bits(pattern: np.ndarray) -> np.ndarray:
     return terms.sum(axis=-1).mean(axis=-1)
 
 
+@registered("row_max", "row max", "largest weight in a row", "mean largest weight in a row, over q >= 1",
+            HELDOUT, Role("content", 0.25, 3))
 def row_max(pattern: np.ndarray) -> np.ndarray:
     """Mean largest weight per row, over query rows q >= 1."""
     p = _check(pattern)
@@ -100,12 +149,18 @@ def _second_copy(pattern: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return p, i
 
 
+@registered("duplicate_token", "duplicate token", "weight on an earlier copy of the same token",
+            "repeated sequences: mean weight of query {n_repeat}+i on key i (the same token in the first copy)",
+            REPEATED, Role("duplicate token", 0.20, 1))
 def duplicate_token(pattern: np.ndarray, n: int) -> np.ndarray:
     """On n tokens repeated twice: mean weight of query n+i on key i (the same token, earlier)."""
     p, i = _second_copy(pattern, n)
     return p[..., n + i, i].mean(axis=-1)
 
 
+@registered("induction", "induction", "weight on the token that followed an earlier copy",
+            "repeated sequences: mean weight of query {n_repeat}+i on key i+1 (the token that followed it)",
+            REPEATED, Role("induction", 0.20, 1))
 def induction(pattern: np.ndarray, n: int) -> np.ndarray:
     """On n tokens repeated twice: mean weight of query n+i on key i+1 (what followed that token)."""
     p, i = _second_copy(pattern, n)
@@ -117,23 +172,36 @@ def uniform_causal(T: int) -> np.ndarray:
     return np.tril(np.ones((T, T))) / np.arange(1, T + 1)[:, None]
 
 
+# --- the registry ---------------------------------------------------------------------------------
+
+# Not a pattern score: no pattern can say what a head's output is worth to the loss.
+SCORES.append(Score("ablation_nats", "ablation (nats)", "loss added when the head is switched off",
+                    "held-out loss (nats/token, over the windows) with this head's output zeroed before the "
+                    "output projection, minus the loss without", ABLATION, None))
+SCORE_NAMES = tuple(s.name for s in SCORES)
+BY_NAME = {s.name: s for s in SCORES}
+# (label, score name, threshold) per group, groups in the order they are checked.
+ROLE_GROUPS: tuple[tuple[tuple[str, str, float], ...], ...] = tuple(
+    tuple((s.role.label, s.name, s.role.at_least) for s in SCORES if s.role and s.role.group == g)
+    for g in sorted({s.role.group for s in SCORES if s.role}))
+ROLES = tuple(label for group in ROLE_GROUPS for label, _, _ in group) + (FALLBACK_ROLE,)
+
+
+def pattern_scores(measured_on: str, pattern: np.ndarray, n_repeat: int) -> dict[str, np.ndarray]:
+    """Every registered score measured on this kind of data, on `pattern`."""
+    return {s.name: s.fn(pattern) if measured_on == HELDOUT else s.fn(pattern, n_repeat)
+            for s in SCORES if s.measured_on == measured_on}
+
+
 def even_attention_scores(n_ctx: int = 128, n_repeat: int = 63) -> dict[str, float]:
     """What a head that attends evenly would score, under the same windows as `measure_heads`."""
-    u = uniform_causal(n_ctx)
-    r = uniform_causal(2 * n_repeat)
-    return {
-        "previous_token": float(previous_token(u)),
-        "self": float(self_attention(u)),
-        "first_token": float(first_token(u)),
-        "entropy_bits": float(entropy_bits(u)),
-        "row_max": float(row_max(u)),
-        "duplicate_token": float(duplicate_token(r, n_repeat)),
-        "induction": float(induction(r, n_repeat)),
-    }
+    out = {**pattern_scores(HELDOUT, uniform_causal(n_ctx), n_repeat),
+           **pattern_scores(REPEATED, uniform_causal(2 * n_repeat), n_repeat)}
+    return {name: float(v) for name, v in out.items()}
 
 
 def role(scores: dict[str, float]) -> str:
-    """The label for a head's scores (see the module docstring for the table and the order)."""
+    """The label for a head's scores (see the module docstring for the order)."""
     for group in ROLE_GROUPS:
         passing = [(scores[name], label) for label, name, threshold in group if scores[name] >= threshold]
         if passing:
@@ -148,3 +216,46 @@ def role_table() -> list[dict]:
         for order, group in enumerate(ROLE_GROUPS, start=1)
         for label, name, threshold in group
     ] + [{"order": len(ROLE_GROUPS) + 1, "role": FALLBACK_ROLE, "score": None, "at_least": None}]
+
+
+def score_table() -> list[dict]:
+    """The registry as meta.json's `head_definitions.scores`: what the model card's columns show."""
+    return [{"name": s.name, "label": s.label, "hint": s.hint, "measured_on": s.measured_on,
+             "role": s.role.label if s.role else None} for s in SCORES]
+
+
+# --- the docs' copy -------------------------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "model-files.md"
+DOCS_BEGIN = "<!-- head scores: written by `python -m export.head_scores --docs` -->"
+DOCS_END = "<!-- end of head scores -->"
+
+
+def docs_table(n_repeat: int = 63) -> str:
+    rows = ["| score | measured on | definition | role (at least) |", "|---|---|---|---|"]
+    for s in SCORES:
+        rule = f"{s.role.label} (≥ {s.role.at_least:g}, group {s.role.group})" if s.role else ""
+        rows.append(f"| `{s.name}` | {s.measured_on} | {s.defined(n_repeat)} | {rule} |")
+    return "\n".join([DOCS_BEGIN, *rows, DOCS_END])
+
+
+def docs_with_table(text: str) -> str:
+    before, rest = text.split(DOCS_BEGIN, 1)
+    _, after = rest.split(DOCS_END, 1)
+    return before + docs_table() + after
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m export.head_scores", description="The head-score registry.")
+    p.add_argument("--docs", action="store_true", help=f"rewrite the score table in {DOCS.name}")
+    ns = p.parse_args(argv)
+    if ns.docs:
+        DOCS.write_text(docs_with_table(DOCS.read_text(encoding="utf-8")), encoding="utf-8")
+        print(f"wrote the score table in {DOCS}")
+    else:
+        print(docs_table())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,13 +1,15 @@
 """What every head does, measured on the exported model: `measure_heads` -> meta.json's `heads`.
 
 The model is reached only through a `Run` callable, so the same code measures the ONNX graph
-(`ort_run`) or a PyTorch model. The score functions and the role thresholds live in
-`export/head_scores.py`; this module chooses the inputs they are measured on:
+(`ort_run`) or a PyTorch model. The scores, their definitions and the role thresholds are the
+registry in `export/head_scores.py`; this module builds the data each kind is measured on:
 
 - held-out windows: non-overlapping `n_ctx`-token windows of the held-out ids (the tail that does
-  not fill a window is dropped, so every window has the same length and the same chance levels);
-- repeated random sequences: 64 sequences of 63 tokens drawn uniformly, with a seeded numpy
-  Generator, from `candidate_ids`, each repeated twice (126 tokens, within the 128 context);
+  not fill a window is dropped, so every window has the same length and the same chance levels;
+  a held-out text shorter than one window is measured as one window of all of it);
+- repeated random sequences: 64 sequences of 63 tokens (fewer when the context is shorter than
+  126: half of it) drawn uniformly, with a seeded numpy Generator, from `candidate_ids`, each
+  repeated twice (126 tokens, within the 128 context);
 - examples: short spans of a text (export passes its own prose, never a book), measured on that short text itself so that the
   figures the page shows for it are exactly these.
 """
@@ -20,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from attention_live.feeds import HEAD_MASK, graph_feeds
 from export import head_scores as hs
-from export.to_onnx import HEAD_MASK, graph_feeds
 
 Run = Callable[[np.ndarray, np.ndarray | None], tuple[np.ndarray, np.ndarray]]
 """run(ids [W, T] int64, head_mask [n_layer, n_head] float32 or None)
@@ -38,8 +40,12 @@ EXAMPLE_MIN_QUERY = 8  # at least 8 earlier keys compete, so a large weight is n
 EXAMPLE_STRIDE = 4  # spans start at a word at least this many tokens after the previous start
 DIGITS = 4
 
-SCORE_NAMES = ("previous_token", "self", "first_token", "entropy_bits", "row_max",
-               "duplicate_token", "induction", "ablation_nats")
+SCORE_NAMES = hs.SCORE_NAMES
+
+
+def n_repeat_for(n_ctx: int) -> int:
+    """The length of one copy in the repeated sequences: two copies must fit the context."""
+    return min(N_REPEAT, n_ctx // 2)
 
 
 def ort_run(session) -> Run:
@@ -70,10 +76,11 @@ def seen_tokens(token_counts, min_count: int = MIN_SEEN) -> np.ndarray:
 
 def heldout_windows(heldout_ids, n_ctx: int) -> np.ndarray:
     ids = np.asarray(heldout_ids, dtype=np.int64)
-    n = len(ids) // n_ctx
-    if n == 0:
-        raise ValueError(f"held-out text has {len(ids)} tokens, fewer than one {n_ctx}-token window")
-    return ids[: n * n_ctx].reshape(n, n_ctx)
+    if len(ids) < 2:
+        raise ValueError(f"held-out text has {len(ids)} tokens: too few to measure a head on")
+    width = min(n_ctx, len(ids))
+    n = len(ids) // width
+    return ids[: n * width].reshape(n, width)
 
 
 def repeated_sequences(candidate_ids, n_sequences: int = N_SEQUENCES, n: int = N_REPEAT, seed: int = 0) -> np.ndarray:
@@ -204,21 +211,17 @@ def find_examples(run: Run, heldout_ids, roles: list[list[str]], decode, encode,
 
 # --- everything -----------------------------------------------------------------------------------
 
-def definitions(n_ctx: int, n_windows: int, seed: int) -> dict:
+def definitions(window: int, n_windows: int, n_repeat: int, seed: int) -> dict:
+    """meta.json's `head_definitions`: each registered score's definition under its own name (the
+    browser reads them there), the registry as a table (`scores`), the data and the roles."""
     return {
-        "windows": f"{n_windows} non-overlapping {n_ctx}-token windows of the held-out text (the tail shorter than a window is dropped)",
-        "repeated": f"{N_SEQUENCES} sequences of {N_REPEAT} tokens drawn uniformly (numpy default_rng({seed})) "
-                    f"from tokens seen >= {MIN_SEEN} times in training, each repeated twice ({2 * N_REPEAT} tokens)",
-        "previous_token": "mean weight on key q-1, over query positions q >= 1 of the held-out windows",
-        "self": "mean weight on key q (the query itself), over q >= 1 (row 0 has no choice)",
-        "first_token": f"mean weight on key 0, over q >= {hs.FIRST_TOKEN_FROM}",
-        "entropy_bits": f"mean entropy of a row, in bits, over q >= {hs.ENTROPY_FROM}",
-        "row_max": "mean largest weight in a row, over q >= 1",
-        "duplicate_token": f"repeated sequences: mean weight of query {N_REPEAT}+i on key i (the same token in the first copy)",
-        "induction": f"repeated sequences: mean weight of query {N_REPEAT}+i on key i+1 (the token that followed it)",
-        "ablation_nats": "held-out loss (nats/token, over the windows) with this head's output zeroed before the output projection, minus the loss without",
-        "in_context_gain": f"repeated sequences: mean loss (nats/token) on the first copy minus the second, positions 1..{N_REPEAT - 1} of each copy",
-        "even_attention": {k: round(v, DIGITS) for k, v in hs.even_attention_scores(n_ctx, N_REPEAT).items()},
+        "windows": f"{n_windows} non-overlapping {window}-token windows of the held-out text (the tail shorter than a window is dropped)",
+        "repeated": f"{N_SEQUENCES} sequences of {n_repeat} tokens drawn uniformly (numpy default_rng({seed})) "
+                    f"from tokens seen >= {MIN_SEEN} times in training, each repeated twice ({2 * n_repeat} tokens)",
+        **{s.name: s.defined(n_repeat) for s in hs.SCORES},
+        "scores": hs.score_table(),
+        "in_context_gain": f"repeated sequences: mean loss (nats/token) on the first copy minus the second, positions 1..{n_repeat - 1} of each copy",
+        "even_attention": {k: round(v, DIGITS) for k, v in hs.even_attention_scores(window, n_repeat).items()},
         "roles": hs.role_table(),
         "role_rule": "groups in order; the first group with a passing score gives the role, the largest passing score within it; else 'diffuse'",
         "example": f"over one-line spans of held-out text ({EXAMPLE_MIN_TOKENS}+ tokens, measured on that text alone): "
@@ -234,18 +237,15 @@ def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: in
     (for a graph without head_mask). Examples are searched in `example_ids` when given (export
     passes its own prose, so that no sentence of a book is committed), else in the held-out ids."""
     windows = heldout_windows(heldout_ids, n_ctx)
+    n_repeat = n_repeat_for(n_ctx)
     logits, att = run(windows, None)
     base_loss = float(token_losses(logits, windows).mean())
-    natural = {
-        "previous_token": hs.previous_token(att), "self": hs.self_attention(att),
-        "first_token": hs.first_token(att), "entropy_bits": hs.entropy_bits(att), "row_max": hs.row_max(att),
-    }
+    natural = hs.pattern_scores(hs.HELDOUT, att, n_repeat)
     del logits, att
-    repeated = repeated_sequences(candidate_ids, seed=seed)
+    repeated = repeated_sequences(candidate_ids, n=n_repeat, seed=seed)
     r_logits, r_att = run(repeated, None)
-    gain = in_context_gain(token_losses(r_logits, repeated), N_REPEAT)
-    natural["duplicate_token"] = hs.duplicate_token(r_att, N_REPEAT)
-    natural["induction"] = hs.induction(r_att, N_REPEAT)
+    gain = in_context_gain(token_losses(r_logits, repeated), n_repeat)
+    natural.update(hs.pattern_scores(hs.REPEATED, r_att, n_repeat))
     del r_logits, r_att
     ablated = _ablation(run, windows, n_layer, n_head, base_loss) if ablation else None
 
@@ -254,7 +254,9 @@ def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: in
         for head in range(n_head):
             # Per-head figures: average over windows / sequences (axis 0) at this layer and head.
             scores = {name: round(float(v[:, layer, head].mean()), DIGITS) for name, v in natural.items()}
-            scores["ablation_nats"] = None if ablated is None else round(float(ablated[layer, head]), DIGITS)
+            for s in hs.SCORES:
+                if s.measured_on == hs.ABLATION:
+                    scores[s.name] = None if ablated is None else round(float(ablated[layer, head]), DIGITS)
             scores = {name: scores[name] for name in SCORE_NAMES}
             roles[layer][head] = hs.role(scores)
             heads.append({"layer": layer + 1, "head": head + 1, "scores": scores, "role": roles[layer][head], "example": None})
@@ -267,7 +269,7 @@ def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: in
         "heads": heads,
         "in_context_gain": round(gain, DIGITS),
         "heldout_loss_nats": round(base_loss, DIGITS),
-        "definitions": definitions(n_ctx, len(windows), seed),
+        "definitions": definitions(windows.shape[1], len(windows), n_repeat, seed),
     }
 
 

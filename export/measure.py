@@ -15,16 +15,13 @@ import numpy as np
 import torch
 
 from export import head_scores as hs
-from export.heads import N_REPEAT, measure_heads, repeated_sequences, seen_tokens
-from export.story import load_sentences, said_evidence
+from export.default_view import speaker_head
+from export.heads import measure_heads, n_repeat_for, repeated_sequences, seen_tokens
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.data import read_corpus
 from train.files import UserError
 from train.snapshots import snapshot_model
 from train.tokenizer import load_tokenizer_json
-
-DATA = Path(__file__).resolve().parent / "data"
-SPEAKER_SENTENCES = DATA / "speaker_sentences.tsv"
 
 
 def torch_run(model):
@@ -43,31 +40,23 @@ def torch_run(model):
     return run
 
 
-def circuit(run, candidates, n_layer: int, n_head: int, head: tuple[int, int]) -> dict:
+def circuit(run, candidates, n_layer: int, n_head: int, head: tuple[int, int], n_ctx: int) -> dict:
     """The induction score of `head` (0-based) with each layer-1 head off in turn."""
-    seqs = repeated_sequences(candidates)
+    n_repeat = n_repeat_for(n_ctx)
+    seqs = repeated_sequences(candidates, n=n_repeat)
     out = {}
     for h in range(n_head):
         mask = np.ones((n_layer, n_head), dtype=np.float32)
         mask[0, h] = 0.0
         _, att = run(seqs, mask)
-        out[f"L1H{h + 1} off"] = round(float(hs.induction(att, N_REPEAT)[:, head[0], head[1]].mean()), 4)
+        out[f"L1H{h + 1} off"] = round(float(hs.induction(att, n_repeat)[:, head[0], head[1]].mean()), 4)
     return out
 
 
 def speaker(run, tokenizer, n_layer: int, n_head: int) -> dict | None:
     """The head that best finds the speaker at «said» on the sentence set (None without «said»)."""
-    if "Ġsaid" not in tokenizer.get_vocab():
-        return None
-    sentences = load_sentences(SPEAKER_SENTENCES)
-    scored = [said_evidence(run, tokenizer, sentences, layer + 1, head + 1)
-              for layer in range(n_layer) for head in range(n_head)]
-    # Ranked by the mean weight on the speaker: a head whose top key is the speaker at 20% is
-    # not telling that story (the share alone would pick it).
-    mean_on = lambda s: float(np.mean([r["weight_on_expected"] for r in s["rows"]]))
-    best = max(scored, key=mean_on)
-    return {"layer": best["layer"], "head": best["head"], "share": best["share"],
-            "mean_weight_on_speaker": round(mean_on(best), 4)}
+    best = speaker_head(run, tokenizer, n_layer, n_head)
+    return best and {k: best[k] for k in ("layer", "head", "share", "mean_weight_on_speaker")}
 
 
 def measure(model, tokenizer, counts, heldout_text: str) -> dict:
@@ -81,7 +70,7 @@ def measure(model, tokenizer, counts, heldout_text: str) -> dict:
         "best_previous_token": {"head": f"L{best('previous_token')['layer']}H{best('previous_token')['head']}",
                                 "score": best("previous_token")["scores"]["previous_token"]},
         "best_induction": {"head": f"L{ind['layer']}H{ind['head']}", "score": ind["scores"]["induction"]},
-        "circuit": circuit(run, seen_tokens(counts), cfg.n_layer, cfg.n_head, (ind["layer"] - 1, ind["head"] - 1)),
+        "circuit": circuit(run, seen_tokens(counts), cfg.n_layer, cfg.n_head, (ind["layer"] - 1, ind["head"] - 1), cfg.n_ctx),
         "speaker": speaker(run, tokenizer, cfg.n_layer, cfg.n_head),
         "roles": {f"L{h['layer']}H{h['head']}": h["role"] for h in m["heads"]},
     }

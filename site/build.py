@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import json
+import platform
 import shutil
 import subprocess
 import sys
@@ -32,6 +32,9 @@ from pathlib import Path
 import jinja2
 
 ROOT = Path(__file__).resolve().parent.parent
+# The build's helper modules (model_card.py, model_facts.py) import as top-level modules from
+# here; the folder itself is never a package (it would shadow Python's own `site`).
+sys.path.insert(0, str(ROOT / "site"))
 TEMPLATES = ROOT / "site" / "templates"
 STATIC = ROOT / "static"
 NODE_MODULES = ROOT / "node_modules"
@@ -65,7 +68,11 @@ BUNDLES = {
     "attention-view/preload.js": ["--external:./widget.js"],
     "pages/app.js": ["--external:../attention-view/widget.js"],
 }
-ESBUILD = NODE_MODULES / ".bin" / "esbuild"
+# The bundler's own binary, for this machine: `npm ci` installs it with the rest, and
+# site/runtime_files.py (make serve's light install) fetches it alone.
+_ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower(), platform.machine())
+BUNDLER_FILE = f"@esbuild/{platform.system().lower()}-{_ARCH}/bin/esbuild"
+ESBUILD = NODE_MODULES / BUNDLER_FILE
 
 # The site's one Content-Security-Policy (rendered into every page by _base.html; the tests and
 # the benchmark read it from the built pages). Scripts and styles only from this origin, wasm
@@ -83,27 +90,29 @@ class BuildError(RuntimeError):
 
 @lru_cache(maxsize=1)
 def lab_reference():
-    """The numbers of the attention lab, computed by examples/attention_demo.py at build time.
-
-    Imported by file path and only when a template calls this, so a site without the lab
-    (or with a broken lab) still builds every other page.
-    """
-    path = ROOT / "examples" / "attention_demo.py"
+    """The numbers of the attention lab: examples/attention_demo.py's reference_data(), committed as
+    examples/lab_reference.json so that building the site needs no numpy (tests/test_lab_python.py
+    checks that the file is what the script computes; `python examples/attention_demo.py --json >
+    examples/lab_reference.json` rewrites it). Read only when a template calls this, so a site
+    without the lab still builds every other page."""
+    path = ROOT / "examples" / "lab_reference.json"
     if not path.exists():
         raise BuildError(f"{path} is missing; a template asked for lab_reference()")
-    spec = importlib.util.spec_from_file_location("attention_demo", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.reference_data()
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def model_card(meta: dict) -> dict:
-    """The model card's figures (model.html), derived from `meta` by site/model_card.py.
-    Imported by file path, like the lab, since this script is not a package."""
-    spec = importlib.util.spec_from_file_location("model_card", ROOT / "site" / "model_card.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.card(meta)
+    """The model card's figures (model.html), derived from `meta` by site/model_card.py."""
+    import model_card
+
+    return model_card.card(meta)
+
+
+def model_facts(meta: dict) -> dict:
+    """What the other pages say about the model, derived from `meta` by site/model_facts.py."""
+    import model_facts
+
+    return model_facts.facts(meta)
 
 
 def load_meta(model_dir: Path) -> dict:
@@ -130,7 +139,7 @@ def bundle_widget(out: Path) -> None:
     beside it. The onnxruntime and tokenizer modules stay files of their own (paths.js: they
     are loaded by URL)."""
     if not ESBUILD.exists():
-        raise BuildError(f"{ESBUILD} is missing: run `npm ci` first")
+        raise BuildError(f"{ESBUILD} is missing: run `npm ci` (or site/runtime_files.py) first")
     for name, extra in BUNDLES.items():
         path = out / "static" / name
         proc = subprocess.run([str(ESBUILD), str(path), "--bundle", "--minify", "--format=esm", "--target=es2022",
@@ -150,6 +159,7 @@ def make_env() -> jinja2.Environment:
     )
     env.globals["lab_reference"] = lab_reference
     env.globals["model_card"] = model_card
+    env.globals["model_facts"] = model_facts
     env.globals["widget_module"] = WIDGET_MODULE
     env.globals["view_attributes"] = view_attributes
     env.globals["chapters"] = CHAPTERS

@@ -191,8 +191,8 @@ def test_bad_training_settings_fail_before_anything_is_written(flags, needle, tm
 
 
 def test_train_writes_beside_the_shipped_model_by_default(tmp_path):
-    """Without --out a run writes checkpoints/<corpus name>.pt, never the shipped checkpoint."""
+    """Without --out a run writes models/<corpus name>.pt, never the shipped checkpoints/alice.pt."""
     from train.settings import TrainArgs
 
-    assert TrainArgs(corpus="some/where/mine.txt").output().as_posix() == "checkpoints/mine.pt"
+    assert TrainArgs(corpus="some/where/alice.txt").output().as_posix() == "models/alice.pt"
     assert TrainArgs(corpus="x.txt", out="a/b.pt").output().as_posix() == "a/b.pt"

@@ -17,12 +17,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from other_model import other_model
 
 from browser import build_site, serve_dir
 from conftest import MODEL_DIR, WATCH_CSP, watched_page
+from export.head_scores import SCORE_NAMES
 
-SCORE_KEYS = ["previous_token", "self", "first_token", "entropy_bits", "row_max", "duplicate_token",
-              "induction", "ablation_nats"]
+SCORE_KEYS = list(SCORE_NAMES)  # the registry's order: the card's columns follow it
 TRICKY_TEXT = 'She said "hi" & <b>left</b> 50% + more #2, café — ok?'
 
 
@@ -142,7 +143,8 @@ def sample_v2_fields(meta: dict) -> dict:
         "role_rule": "the first passing rule"})
     full["default"].setdefault("top_weight", 0.61)
     full["default"].setdefault("top_key", 4)
-    full["default"].setdefault("sentence_set", {"agree": 27, "total": 40, "share": 0.675})
+    full["default"].setdefault("story", {"name": "speaker", "definition": "what the story claims",
+                                         "sentence_set": {"agree": 27, "total": 40, "share": 0.675}})
     full["format_version"] = 2
     return full
 
@@ -166,11 +168,21 @@ def full_site(tmp_path_factory) -> tuple[Path, dict]:
     return build_with_meta(tmp / "site", tmp / "model", meta), meta
 
 
-@pytest.fixture(params=["committed", "full"])
+@pytest.fixture(scope="session")
+def other_site(tmp_path_factory) -> tuple[Path, dict]:
+    """The site built on a second, different model (tests/other_model.py), as `make serve MODEL=` does."""
+    model = other_model(tmp_path_factory.getbasetemp())["model"]
+    meta = json.loads((model / "meta.json").read_text(encoding="utf-8"))
+    return build_site(tmp_path_factory.mktemp("other-site"), "--model", str(model)), meta
+
+
+@pytest.fixture(params=["committed", "full", "other"])
 def card(request, built_site, full_site) -> tuple[Node, dict]:
-    """(model.html parsed, the meta.json it was built from), for each of the two builds."""
+    """(model.html parsed, the meta.json it was built from), for each of the three builds."""
     if request.param == "committed":
         site, meta = built_site, committed_meta()
+    elif request.param == "other":
+        site, meta = request.getfixturevalue("other_site")
     else:
         site, meta = full_site
     return parse((site / "model.html").read_text(encoding="utf-8")), meta
@@ -312,8 +324,12 @@ def test_default_view_evidence_matches_meta(card):
         assert doc.find(data_figure="top_weight") is None
         return
     assert figure(doc, "top_weight") == f"{d['top_weight']:.0%}"
-    s = d["sentence_set"]
-    assert figure(doc, "sentence_set") == f"{s['agree']} of {s['total']}"
+    if d.get("story"):
+        s = d["story"]["sentence_set"]
+        assert figure(doc, "sentence_set") == f"{s['agree']} of {s['total']}"
+        assert doc.find(data_missing="story") is None
+    else:
+        assert doc.find(data_figure="sentence_set") is None and doc.find(data_missing="story") is not None
 
 
 def test_tables_and_charts_are_accessible(card):
@@ -352,7 +368,7 @@ def test_builds_from_a_meta_json_without_heads_or_history(tmp_path):
     meta["config"].pop("positions")
     meta["metrics"].pop("history")
     meta["corpus"].pop("companions")
-    for key in ("top_weight", "top_key", "sentence_set"):
+    for key in ("top_weight", "top_key", "story"):
         meta["default"].pop(key)
     site = build_with_meta(tmp_path / "site", tmp_path / "model", meta)
     doc = parse((site / "model.html").read_text(encoding="utf-8"))

@@ -1,15 +1,15 @@
 """static/attention-view/model/sampler.js under Node: the seeded stream is integer arithmetic (a Python
-re-implementation gives the very same draws), the picks follow the documented order of
+re-implementation, attention_live.sampler, gives the very same draws), the picks follow the documented order of
 operations (the same spec written in Python picks the same tokens from the same float32 logits),
 and every bad setting gets its one clear message. The browser tests cover generation itself."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
+from attention_live.sampler import mulberry32
+from attention_live.sampler import pick_with_margin as pick
 from conftest import run_node
 
 M32 = 0xFFFFFFFF
@@ -34,52 +34,6 @@ out.defaults = S.checkSettings({});
 out.strings = S.checkSettings({ maxTokens: "5", temperature: " 0.5 ", topK: "3", seed: "4294967295" });
 process.stdout.write(JSON.stringify(out));
 """
-
-
-def imul(a: int, b: int) -> int:
-    return (a * b) & M32
-
-
-def mulberry32(seed: int):
-    """static/shared/rng.js, in Python integers."""
-    a = seed & M32
-
-    def uniform() -> float:
-        nonlocal a
-        a = (a + 0x6D2B79F5) & M32
-        t = a
-        t = imul(t ^ (t >> 15), t | 1)
-        t ^= (t + imul(t ^ (t >> 7), t | 61)) & M32
-        return ((t ^ (t >> 14)) & M32) / 4294967296
-
-    return uniform
-
-
-def pick(logits, temperature, top_k, u):
-    """sampler.js sampleNext, as specified: float64, candidates by logit then id."""
-    z = [float(x) for x in logits]
-    best = max(range(len(z)), key=lambda i: (z[i], -i))
-    mx = z[best]
-    if temperature == 0:
-        return best, None
-    order = sorted(range(len(z)), key=lambda i: (-z[i], i))[: min(top_k, len(z))]
-    w = [math.exp((z[i] - mx) / temperature) for i in order]
-    target = u * sum_in_order(w)
-    acc = 0.0
-    margin = math.inf
-    for i, wi in zip(order, w):
-        acc += wi
-        margin = min(margin, abs(acc - target))
-        if target < acc:
-            return i, margin
-    return order[-1], margin
-
-
-def sum_in_order(values):
-    s = 0.0
-    for v in values:
-        s += v
-    return s
 
 
 BAD = [

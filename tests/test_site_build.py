@@ -295,9 +295,8 @@ def make_targets() -> dict[str, str]:
 def fake_repo(tmp_path):
     fake = tmp_path / "repo"
     (fake / "site").mkdir(parents=True)
-    shutil.copy2(ROOT / "site" / "build.py", fake / "site" / "build.py")
-    shutil.copy2(ROOT / "site" / "sw.js", fake / "site" / "sw.js")
-    shutil.copy2(ROOT / "site" / "model_card.py", fake / "site" / "model_card.py")
+    for script in [*(ROOT / "site").glob("*.py"), ROOT / "site" / "sw.js"]:  # the build and its helpers
+        shutil.copy2(script, fake / "site" / script.name)
     shutil.copytree(TEMPLATES, fake / "site" / "templates")
     shutil.copytree(ROOT / "static", fake / "static")
     shutil.copytree(ROOT / "examples", fake / "examples", ignore=shutil.ignore_patterns("__pycache__"))

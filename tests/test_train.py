@@ -230,6 +230,23 @@ def test_curriculum_rows_repeat_with_their_period():
     assert repeat_rows(50, TrainArgs(corpus="x", steps=100)) == 0
 
 
+def test_dropout_is_off_during_the_warm_up_and_the_models_own_after():
+    from train.curriculum import set_dropout
+    from train.model import ModelConfig, TinyTransformer
+    from train.settings import TrainArgs
+
+    cfg = ModelConfig(vocab_size=50, n_ctx=16, d_model=16, d_ff=32, dropout=0.2, attn_dropout=0.05)
+    model = TinyTransformer(cfg)
+    args = TrainArgs(corpus="x", steps=100, synthetic_steps=10, model=cfg)
+    rates = lambda: {n: m.p for n, m in model.named_modules() if isinstance(m, torch.nn.Dropout)}
+    set_dropout(model, 9, args)
+    assert set(rates().values()) == {0.0}
+    set_dropout(model, 10, args)
+    assert {n: p for n, p in rates().items() if n.endswith("attn_drop")} == {
+        "blocks.0.attn.attn_drop": 0.05, "blocks.1.attn.attn_drop": 0.05}
+    assert {p for n, p in rates().items() if not n.endswith("attn_drop")} == {0.2}
+
+
 def test_old_checkpoints_settings_replay_as_recorded():
     """Settings recorded before the curriculum existed keep their meaning (repeats from 30% of
     the schedule at 0.3 of the loss, no snapshots)."""
@@ -239,3 +256,5 @@ def test_old_checkpoints_settings_replay_as_recorded():
     old = {k: v for k, v in old.items() if k not in ("synthetic_steps", "snapshots")}
     args = TrainArgs.from_dict(old)
     assert (args.repeat_start, args.repeat_weight, args.snapshots) == (0.3, 0.3, "")
+    # runs recorded before synthetic_dropout existed kept dropout on during a warm-up
+    assert TrainArgs.from_dict({**old, "synthetic_steps": 5}).synthetic_dropout == old["model"]["dropout"]

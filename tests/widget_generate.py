@@ -9,8 +9,8 @@ from urllib.parse import parse_qs
 
 import numpy as np
 import pytest
-from test_sampler_js import mulberry32
 
+from attention_live.sampler import mulberry32
 from conftest import view_result
 
 SHADOW = 'document.querySelector("attention-view").shadowRoot'

@@ -22,6 +22,7 @@ HELP = {
     "positions": "position scheme: alibi (a per-head distance bias) or learned (a position table)",
     "layer1_slope_scale": "multiply layer 1's ALiBi slopes by this (4: steeper, nearer heads)",
     "synthetic_steps": "first N steps on repeated random sequences only (the induction curriculum)",
+    "synthetic_dropout": "dropout during those steps (the model's --dropout applies after them)",
     "repeat_frac": "after those, the share of each batch that is repeated random sequences",
     "repeat_start": "... from this fraction of the schedule on (0 = right after --synthetic-steps)",
     "repeat_weight": "... with their loss scaled by this",
@@ -48,7 +49,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--companions", nargs="*", default=[], metavar="DIR_OR_FILE",
                    help="more UTF-8 texts (or folders of *.txt) that only ever train")
     p.add_argument("--out", default=defaults.out,
-                   help="checkpoint to write (default: checkpoints/<corpus file name>.pt)")
+                   help="checkpoint to write (default: models/<corpus file name>.pt)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue an interrupted run (*.resume.pt)")
     _add_flags(p.add_argument_group("model (recorded in the checkpoint; export needs no flags)"), ModelConfig)
     _add_flags(p.add_argument_group("training"), TrainArgs, skip={"corpus", "out", "companions", "model"})

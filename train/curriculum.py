@@ -46,3 +46,15 @@ def batch(step: int, args: TrainArgs, data: torch.Tensor, block: int, frequent: 
         if n < args.batch_size:  # a batch of repeats only has nothing to be weighted against
             weights[-n:] = args.repeat_weight
     return rows, weights
+
+
+
+def set_dropout(model: torch.nn.Module, step: int, args: TrainArgs) -> None:
+    """Every dropout's rate for this step: synthetic_dropout during the warm-up, then the model's
+    own (attention weights: attn_dropout; everything else: dropout). A rate of 0 draws no
+    random numbers, so a run without a warm-up trains exactly as before this existed."""
+    warmup = step < args.synthetic_steps
+    for name, module in model.named_modules():
+        if isinstance(module, torch.nn.Dropout):
+            own = args.model.attn_dropout if name.endswith("attn_drop") else args.model.dropout
+            module.p = args.synthetic_dropout if warmup else own

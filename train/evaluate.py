@@ -23,17 +23,19 @@ def report(heldout_bpc: float, baselines: dict[str, float]) -> str:
 
 
 def targets(meta: dict, heldout_bpc: float, baselines: dict[str, float]) -> str:
-    """Issue 7's targets table from the exported meta.json (which export measured on the same model)."""
+    """The targets table from the exported meta.json (which export measured on the same model)."""
     heads = meta.get("heads") or []
     best = lambda key: max(heads, key=lambda h: h["scores"][key]) if heads else None
     d = meta["default"]
     rows = [("held-out bits/char / bzip2", f"{heldout_bpc / baselines['bzip2']:.3f}", "<= 0.85", "<= 0.80")]
-    if "top_weight" in d:
-        rows.append((f"default view L{d['layer']}H{d['head']}: weight on the top token", f"{d['top_weight']:.2f}",
-                     ">= 0.6", ">= 0.88"))
-        s = d["sentence_set"]
-        rows.append(("same behaviour on the sentence set", f"{s['agree']}/{s['total']} = {s['share']:.1%}",
+    rows.append((f"default view L{d['layer']}H{d['head']}: weight on the top token", f"{d['top_weight']:.2f}",
+                 ">= 0.6", ">= 0.88"))
+    if d.get("story"):
+        s = d["story"]["sentence_set"]
+        rows.append((f"the {d['story']['name']} story on its sentence set", f"{s['agree']}/{s['total']} = {s['share']:.1%}",
                      ">= 60%", ">= 80%"))
+    else:
+        rows.append(("a story on a sentence set", "none measures true", "report", "one"))
     for key, aim in (("previous_token", ">= 0.8"), ("induction", ">= 0.3")):
         h = best(key)
         if h:
@@ -44,7 +46,7 @@ def targets(meta: dict, heldout_bpc: float, baselines: dict[str, float]) -> str:
     width = max(len(r[0]) for r in rows)
     lines = [f"  {'measure':<{width}}  {'now':<22} {'must':<8} aim"]
     lines += [f"  {a:<{width}}  {b:<22} {c:<8} {e}" for a, b, c, e in rows]
-    return "targets (issue 7):\n" + "\n".join(lines)
+    return "targets:\n" + "\n".join(lines)
 
 
 def evaluate(ckpt_path: Path, corpus_path: Path) -> tuple[float, dict[str, float]]:

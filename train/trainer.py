@@ -201,6 +201,7 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
             snapshot_due()
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(progress.step, args)
+            curriculum.set_dropout(model, progress.step, args)
             rows, weights = curriculum.batch(progress.step, args, data, block, frequent, batches)
             x, y = rows[:, :-1], rows[:, 1:]  # [B, block] each: y is x shifted by one
             logits, _ = model(x)

@@ -27,7 +27,8 @@ export function viewClass(features) {
 
     constructor() {
       super();
-      this._controller = new Controller(this, STYLESHEET, features);
+      // A page that cannot serve the sheet beside the module (a notebook) sets `styleSheetURL`.
+      this._controller = new Controller(this, /** @type {any} */ (this.constructor).styleSheetURL ?? STYLESHEET, features);
     }
 
     /** The model folder as an absolute URL (attribute relative to the page). */

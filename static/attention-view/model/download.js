@@ -1,7 +1,10 @@
 // @ts-check
 // One file of a model folder: fetched (with the cache mode a retry asks for), aborted when no
 // byte arrives for downloadTimeout() ms instead of leaving "loading…" on screen forever, its
-// progress reported as bytes arrive, and checked against the sha256 meta.json records.
+// progress reported as bytes arrive, and checked against the sha256 meta.json records. Bytes a
+// host handed over (held-files.js) are used instead of a download.
+
+import { heldFile } from "./held-files.js";
 
 const DEFAULT_TIMEOUT_MS = 30_000; // no byte for 30 s: the connection is as good as dead
 let timeoutMs = DEFAULT_TIMEOUT_MS;
@@ -24,6 +27,8 @@ export function setDownloadTimeout(ms) {
  * @param {(bytes: number) => void} [onBytes]
  */
 export async function download(folder, name, e, onBytes = () => {}) {
+  const held = heldFile(folder, name);
+  if (held) return held;
   const url = folder + name;
   const controller = new AbortController();
   let timer = 0;

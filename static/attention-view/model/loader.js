@@ -17,6 +17,7 @@
 import { AttentionTensor } from "./attention.js";
 import { download, verify, parseJSON } from "./download.js";
 import { loadRuntime, runtimeFailed } from "./runtime.js";
+import { heldRuntime } from "./held-files.js";
 import { VENDOR } from "../paths.js";
 
 export { downloadTimeout, setDownloadTimeout } from "./download.js";
@@ -101,7 +102,7 @@ const TOKENIZER_MODULE = `${VENDOR}tokenizers.min.mjs`;
 export function loadTokenizer(folder) {
   return once(folder, "tokenizer", async (e) => {
     const [{ Tokenizer }, bytes] = await Promise.all([
-      import(TOKENIZER_MODULE),
+      heldRuntime().tokenizers ?? import(TOKENIZER_MODULE),
       verified(folder, "tokenizer.json", e, counter(folder, e, "tokenizer.json")),
     ]);
     return new Tokenizer(parseJSON("tokenizer.json", bytes), {}); // the second argument is required by 0.2.0

@@ -9,6 +9,7 @@
 // instead of reusing the memoised failure.
 
 import { VENDOR } from "../paths.js";
+import { heldRuntime } from "./held-files.js";
 
 // Only the wasm build: the package's default entry pulls a 28 MB wasm with WebGPU support.
 const ORT_MODULE = `${VENDOR}ort.wasm.min.mjs`;
@@ -24,7 +25,10 @@ export function loadRuntime() {
   // After a failed start the module instance remembers its failure, so a retry imports the
   // module under a new URL, i.e. a new instance that starts from scratch.
   const attempt = ortAttempt;
-  ortPromise ??= import(ORT_MODULE + (attempt ? `?attempt=${attempt}` : "")).then((ort) => {
+  // A host may hand over the runtime's module and its wasm's bytes (held-files.js).
+  const { ort: given, wasm } = heldRuntime();
+  ortPromise ??= (given ? Promise.resolve(given) : import(ORT_MODULE + (attempt ? `?attempt=${attempt}` : ""))).then((ort) => {
+    if (wasm) ort.env.wasm.wasmBinary = wasm;
     // One thread: faster on small machines at this size, and needs no COOP/COEP headers.
     ort.env.wasm.numThreads = 1;
     // Warnings reach the console as errors, and a reader's console is not where a model

@@ -1,0 +1,66 @@
+"""The browser graph's interface without PyTorch: input and output names, axes, and `graph_feeds`,
+the one way Python feeds the graph (this package's Model, export, golden.json, the head
+measurements, the tests). It lives in the installable package because the package runs the graph
+without torch; export/, which needs torch to write the graph, imports it from here: one copy of
+the names for the writer and every reader. Needs only numpy (and onnxruntime for `session_for`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+INPUT = "input_ids"
+HEAD_MASK = "head_mask"  # [n_layer, n_head] float32: 1 = on, 0 = that head's output zeroed
+# [P] int64: the positions whose next-token logits the graph computes. The tied output layer is
+# about half of all multiply-adds at T = 128 (~35% of a wasm run), and a view reads one or two
+# positions' predictions: the browser asks for those, Python for all of them.
+LOGIT_POSITIONS = "logit_positions"
+INPUTS = (INPUT, HEAD_MASK, LOGIT_POSITIONS)
+# meta.json's word on the two inputs a caller may not expect to be required.
+INPUT_NOTES = {HEAD_MASK: "required; all ones = every head on",
+               LOGIT_POSITIONS: "required; 0..T-1 = logits at every position (logits are [1, P, V] in this order)"}
+OUTPUTS = ("logits", "attention", "scores")
+# Axis names as they appear in the graph; ints are fixed sizes filled in from the config.
+SEQ, QUERY, KEY, LOGIT_POS = "seq", "query_pos", "key_pos", "logit_pos"
+
+
+def expected_axes(cfg) -> dict[str, list]:
+    return {
+        INPUT: [1, SEQ],
+        HEAD_MASK: [cfg.n_layer, cfg.n_head],
+        LOGIT_POSITIONS: [LOGIT_POS],
+        "logits": [1, LOGIT_POS, cfg.vocab_size],
+        "attention": [cfg.n_layer, cfg.n_head, QUERY, KEY],
+        "scores": [cfg.n_layer, cfg.n_head, QUERY, KEY],
+    }
+
+
+def session_for(onnx_bytes: bytes):
+    """An onnxruntime session of a graph, on one thread (as the browser runs it: numbers must not
+    depend on how a machine splits the work)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    return ort.InferenceSession(onnx_bytes, options, providers=["CPUExecutionProvider"])
+
+
+def graph_feeds(session, ids, head_mask=None, logit_positions=None) -> dict:
+    """The inputs of one run of the browser graph in an onnxruntime `session`.
+
+    ids: T token ids (or [1, T]); head_mask: [n_layer, n_head], None = every head on;
+    logit_positions: None = every position, so logits are [1, T, V] as PyTorch's forward gives.
+    A graph exported before an input existed runs without it when the default is asked for,
+    and is refused when it is not (it cannot do what was asked)."""
+    ids = np.asarray(ids, dtype=np.int64).reshape(1, -1)  # [T] or [1, T] -> [1, T]
+    inputs = {node.name: node for node in session.get_inputs()}
+    feeds = {INPUT: ids}
+    # name: (value asked for, dtype, the default for a node of the graph)
+    optional = {HEAD_MASK: (head_mask, np.float32, lambda node: np.ones(node.shape)),
+                LOGIT_POSITIONS: (logit_positions, np.int64, lambda node: np.arange(ids.shape[1]))}
+    for name, (value, dtype, default) in optional.items():
+        if name in inputs:
+            feeds[name] = np.asarray(default(inputs[name]) if value is None else value, dtype)
+        elif value is not None:
+            raise ValueError(f"this ONNX graph has no '{name}' input (inputs: {sorted(inputs)}): "
+                             "re-export the model with the current exporter")
+    return feeds

@@ -1,0 +1,139 @@
+// The notebook widget's front end (anywidget): one <attention-view> per output, its state keys
+// synced both ways with the Python traits, its live result sent back after every change, and
+// the model run in the notebook's browser. Bundled into one module by bundle.mjs, since
+// anywidget loads a module from a blob URL, where relative imports cannot resolve.
+//
+// Nothing is fetched: the model folder and onnxruntime's wasm come from the kernel as binary
+// message buffers (held-files.js hands them to the loader), once per page for all widgets.
+// The wire format of a state key is the element's attribute string (null = no attribute);
+// the Python side turns it into its type.
+
+import * as ort from "onnxruntime-web/wasm";
+import * as tokenizers from "@huggingface/tokenizers";
+import SHEET from "attention-view-sheet";
+import { define, STATE_KEYS } from "../../static/attention-view/widget.js";
+import { holdFolder, holdRuntime } from "../../static/attention-view/model/held-files.js";
+
+// Shared by every module instance on the page: what was asked of a kernel, by content hash.
+const shared = (globalThis[Symbol.for("attention-live.notebook")] ??= { asked: new Map() });
+
+function sheetURL() {
+  shared.sheet ??= URL.createObjectURL(new Blob([SHEET], { type: "text/css" }));
+  return shared.sheet;
+}
+
+// Files from the kernel: one request per kind ("runtime", or a model folder's hash) per page.
+function ask(model, want, source) {
+  const key = want === "runtime" ? want : source;
+  if (!shared.asked.has(key)) {
+    const answer = new Promise((resolve) => {
+      const onMessage = (msg, buffers) => {
+        if (msg?.type !== "files" || msg.want !== want || msg.source !== source) return;
+        model.off("msg:custom", onMessage);
+        const bytes = (b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+        resolve(Object.fromEntries(msg.names.map((name, i) => [name, bytes(buffers[i])])));
+      };
+      model.on("msg:custom", onMessage);
+      model.send({ type: "files", want });
+    });
+    shared.asked.set(key, answer);
+  }
+  return shared.asked.get(key);
+}
+
+/** The folder URL the loader knows this model by: on the page's own origin, never fetched. */
+function folderOf(source) {
+  return `${location.origin}/attention-live/model-${source.slice(0, 16)}/`;
+}
+
+function setAttr(el, name, value) {
+  if (value === null || value === undefined) el.removeAttribute(name);
+  else if (el.getAttribute(name) !== String(value)) el.setAttribute(name, String(value));
+}
+
+const flat = (nested) => new DataView(Float32Array.from(nested.flat(3)).buffer);
+
+// What Python's `result` is made of: the element's `result`, with the two [layer][head][query]
+// [key] arrays as float32 bytes (exactly ORT's numbers) instead of nested lists.
+function payload(r) {
+  const L = r.attention.length;
+  const H = L ? r.attention[0].length : 0;
+  const T = r.tokens.length;
+  return {
+    live: r.live, text: r.text, tokens: r.tokens, token: r.token, layer: r.layer, head: r.head,
+    view: r.view, scale: r.scale, ablated: r.ablated, top: r.top, topBaseline: r.topBaseline,
+    nextToken: r.nextToken, truncated: r.truncated, compare: r.compare ? { text: r.compare.text } : null,
+    shape: [L, H, T, T], attention: flat(r.attention), scores: flat(r.scores),
+  };
+}
+
+function sync(model, el) {
+  let sent = null;
+  let queued = false;
+  const publish = async () => {
+    queued = false;
+    try {
+      await el.ready;
+    } catch {
+      return; // the element shows the failure and its retry button
+    }
+    const r = el.result;
+    if (!r?.live) return;
+    const key = JSON.stringify([r.text, r.tokens.length, r.token, r.layer, r.head, r.view, r.scale, r.ablated, r.compare?.text]);
+    if (key === sent) return;
+    sent = key;
+    model.set("_result", payload(r));
+    model.save_changes();
+  };
+  const later = () => {
+    if (!queued) queueMicrotask(publish);
+    queued = true;
+  };
+  const fromPython = STATE_KEYS.map((name) => {
+    const handler = () => {
+      setAttr(el, name, model.get(name));
+      later();
+    };
+    model.on(`change:${name}`, handler);
+    return () => model.off(`change:${name}`, handler);
+  });
+  const toPython = new MutationObserver((records) => {
+    let changed = false;
+    for (const name of new Set(records.map((r) => r.attributeName))) {
+      const value = el.getAttribute(name);
+      if (value !== model.get(name)) {
+        model.set(name, value);
+        changed = true;
+      }
+    }
+    if (changed) model.save_changes();
+    later();
+  });
+  toPython.observe(el, { attributes: true, attributeFilter: STATE_KEYS });
+  el.addEventListener("load", later);
+  return () => {
+    toPython.disconnect();
+    fromPython.forEach((off) => off());
+  };
+}
+
+async function render({ model, el }) {
+  const source = model.get("_source");
+  const [runtime, files] = await Promise.all([ask(model, "runtime", null), ask(model, "model", source)]);
+  holdRuntime({ ort, tokenizers, wasm: runtime["ort-wasm-simd-threaded.wasm"] });
+  const folder = folderOf(source);
+  holdFolder(folder, files);
+  const cls = define();
+  cls.styleSheetURL ??= sheetURL();
+  const view = document.createElement("attention-view");
+  for (const name of STATE_KEYS) setAttr(view, name, model.get(name));
+  view.setAttribute("src", folder);
+  const stop = sync(model, view);
+  el.append(view);
+  return () => {
+    stop();
+    view.remove();
+  };
+}
+
+export default { render };

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Build the attention-live wheel: the package's Python modules plus, copied in from their
+sources at build time (never committed twice), what it ships:
+
+    attention_live/_assets/embed/        the site's static/ as site/build.py copies it: the
+                                         element's modules, its runtime files (vendor/) and
+                                         the model (model/)
+    attention_live/_assets/widget.mjs    the notebook widget's one bundled module (esbuild)
+    attention_live/_assets/state_keys.json   the element's state keys, read by site/build.py's
+                                         own reader, which the widget's traits are made from
+
+The package is staged under build/wheel/ and built there with the venv's setuptools, so the
+working tree never holds a copy of the assets.
+
+    python packaging/build_wheel.py [--out dist/]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "attention_live"
+STAGE = ROOT / "build" / "wheel"
+
+
+def site_build():
+    """site/build.py as a module (a script: a `site` package would shadow Python's own)."""
+    spec = importlib.util.spec_from_file_location("attention_live_site_build", ROOT / "site" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def stage(target: Path) -> None:
+    if target.exists():
+        shutil.rmtree(target)
+    package = target / "attention_live"
+    package.mkdir(parents=True)
+    for source in PACKAGE.glob("*.py"):
+        shutil.copy2(source, package / source.name)
+    shutil.copy2(ROOT / "pyproject.toml", target / "pyproject.toml")
+    assets = package / "_assets"
+    build = site_build()
+    with tempfile.TemporaryDirectory() as tmp:
+        build.copy_static(Path(tmp), build.STATIC / "model")
+        build.copy_vendor(Path(tmp))
+        shutil.copytree(Path(tmp) / "static", assets / "embed", ignore=shutil.ignore_patterns("__pycache__"))
+    keys = build.page_params()  # the widget's state schema (static/attention-view/state-schema.json)
+    if not keys:
+        raise SystemExit("error: the widget's state schema lists no state keys")
+    (assets / "state_keys.json").write_text(json.dumps(keys), encoding="utf-8")
+    subprocess.run(["node", str(PACKAGE / "frontend" / "bundle.mjs"), str(assets / "widget.mjs")], check=True, cwd=ROOT)
+
+
+def build_wheel(out: Path, staging: Path = STAGE) -> Path:
+    """Stages the package (under `staging`) and builds its wheel into `out`; returns its path."""
+    stage(staging)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        # Output only on failure: setuptools warns that the asset folders are data, not packages.
+        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                               "--wheel-dir", tmp, str(staging)], capture_output=True, text=True)
+        if done.returncode:
+            raise SystemExit(f"{done.stdout}{done.stderr}error: pip wheel failed (exit {done.returncode})")
+        (wheel,) = Path(tmp).glob("attention_live-*.whl")
+        target = out / wheel.name
+        shutil.move(str(wheel), target)
+    return target
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "dist", help="where the wheel goes (default dist/)")
+    args = parser.parse_args(argv)
+    print(build_wheel(args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

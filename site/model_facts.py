@@ -1,0 +1,91 @@
+"""What the pages say about the model in prose (the live page, chapter 1, every page's footer),
+derived from meta.json at build time, so that the sentences stay true after a retrain or vanish.
+
+Each function returns None where meta.json does not record what its sentence needs; the
+templates then leave that sentence out. Imported by site/build.py (and site/model_card.py).
+"""
+
+from __future__ import annotations
+
+# A view "barely depends" on the earlier heads when no single one of them, switched off, moves
+# its top weight by more than this (in share of the row).
+BARELY = 0.10
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                "eleven", "twelve")
+
+
+def counted(n: int, word: str) -> str:
+    """3, "text" -> "three texts"; words up to twelve, digits beyond."""
+    number = NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else f"{n:,}"
+    return f"{number} {word}{'' if n == 1 else 's'}"
+
+
+def percent(x: float) -> str:
+    return f"{x:.0%}"
+
+
+def token_text(text: str | None) -> str:
+    """A token's text for «…» quotes: surrounding spaces dropped, a blank token shown as ␣."""
+    if text is None:
+        return "?"
+    return text.strip() or "\u2423" * max(len(text), 1)
+
+
+def training_texts(meta: dict) -> dict:
+    """{"main", "companions", "count", "phrase"}: "alice.txt and eleven companion texts"."""
+    corpus = meta.get("corpus") or {}
+    main = corpus.get("name", "its corpus")
+    companions = len(corpus.get("companions") or [])
+    phrase = main if not companions else f"{main} and {counted(companions, 'companion text')}"
+    return {"main": main, "companions": companions, "count": 1 + companions, "phrase": phrase,
+            "count_text": counted(1 + companions, "text")}
+
+
+def switch_off(meta: dict) -> dict | None:
+    """The opening view with each earlier head switched off (meta.json default.switch_off)."""
+    d = meta.get("default") or {}
+    heads = (d.get("switch_off") or {}).get("heads") or []
+    if not heads or "top_weight" not in d:
+        return None
+    weights = [h["weight"] for h in heads]
+    lo, hi = min(weights), max(weights)
+    moved = max(heads, key=lambda h: abs(h["weight"] - d["top_weight"]))
+    earlier = "layer-1" if d["layer"] == 2 else "earlier-layer"
+    return {
+        "layer": d["layer"], "head": d["head"], "key": token_text(d.get("top_key_text")),
+        "range_text": percent(lo) if percent(lo) == percent(hi) else f"{percent(lo)[:-1]}–{percent(hi)}",
+        "top_text": percent(d["top_weight"]), "earlier": earlier,
+        "barely": all(abs(w - d["top_weight"]) <= BARELY for w in weights),
+        "moved": {"layer": moved["layer"], "head": moved["head"], "text": percent(moved["weight"])},
+    }
+
+
+def second_view(meta: dict) -> dict:
+    """Chapter 1's second live view: the most decisive example of a head other than the opening
+    view's, preferring another layer; without examples, the opening sentence in another head."""
+    d = meta.get("default") or {}
+    here = (d.get("layer", 1), d.get("head", 1))
+    cfg = meta.get("config") or {}
+    others = [h for h in meta.get("heads") or [] if h.get("example") and (h["layer"], h["head"]) != here]
+    if others:
+        best = max(others, key=lambda h: (h["layer"] != here[0], h["example"]["weight"]))
+        ex = best["example"]
+        return {"text": ex["text"], "layer": best["layer"], "head": best["head"], "token": ex["token"],
+                "query": token_text(ex.get("query_text")), "pinned": "where that head puts its largest weight"}
+    head = 1 if here[1] != 1 else cfg.get("n_head", 1)
+    return {"text": d.get("text", ""), "layer": here[0], "head": head, "token": -1, "query": None,
+            "pinned": "on its last token"}
+
+
+def slopes(meta: dict) -> dict | None:
+    """ALiBi's steepest and gentlest slope over every head, as the model has them."""
+    pos = meta.get("positions") or {}
+    values = [s for row in pos.get("slopes") or [] for s in row]
+    if pos.get("scheme") != "alibi" or not values:
+        return None
+    return {"steepest": f"{max(values):.3g}", "gentlest": f"{min(values):.3g}"}
+
+
+def facts(meta: dict) -> dict:
+    return {"texts": training_texts(meta), "switch_off": switch_off(meta), "second_view": second_view(meta),
+            "slopes": slopes(meta), "story": (meta.get("default") or {}).get("story")}

@@ -1,0 +1,151 @@
+"""The notebook widget for real: the built wheel imported by a kernel of a JupyterLab (and a
+Notebook 7) server on loopback, a notebook run in Chromium, the view live on the model running in the page, a trait
+set in Python redrawing it, a click in it changing the trait, and no request leaving the
+server's origin."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+from notebook_server import (
+    NOTEBOOK_OWN_ERRORS,
+    JupyterServer,
+    execute,
+    open_notebook,
+    record_requests,
+    run_all,
+    write_notebook,
+)
+from package_build import built_wheel, installed_wheel
+
+from conftest import set_attributes, view_result, wait_live
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+TEXT = "The Queen turned to Alice and said"
+CELLS = [
+    "from attention_live import AttentionView\n"
+    f"w = AttentionView(text={TEXT!r}, layer=2, head=3, token='said')\nw",
+    # A second view of the same model: one download, one session for both.
+    "w2 = AttentionView(text='Alice looked at the Hatter', layer=1, head=1)\nw2",
+]
+
+
+@pytest.fixture(scope="module")
+def wheel_path():
+    return installed_wheel()
+
+
+# The app, and where it opens a notebook.
+FRONT_ENDS = {"lab": "/lab/tree/view.ipynb", "notebook": "/notebooks/view.ipynb"}
+
+
+@pytest.fixture(scope="module", params=list(FRONT_ENDS))
+def lab(request, tmp_path_factory, wheel_path):
+    root = tmp_path_factory.mktemp("notebooks")
+    write_notebook(root / "view.ipynb", CELLS)
+    server = JupyterServer(request.param, root, tmp_path_factory.mktemp("jupyter"), wheel_path)
+    server.notebook_path = FRONT_ENDS[request.param]
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def notebook(browser, lab):
+    context = browser.new_context()
+    page = context.new_page()
+    page.page_errors = []
+    page.on("pageerror", lambda e: str(e) in NOTEBOOK_OWN_ERRORS or page.page_errors.append(f"{e}\n{e.stack}"))
+    page.requests = record_requests(page)
+    open_notebook(page, f"{lab.url}{lab.notebook_path}?token={lab.token}")
+    run_all(page)
+    page.wait_for_selector("attention-view[data-status=live] >> nth=1", state="attached", timeout=120_000)
+    yield page
+    context.close()
+
+
+def python_result(page, expr: str) -> dict:
+    return json.loads(execute(page, f"import json\nprint(json.dumps({expr}))"))
+
+
+def python_until(page, expr: str, want, timeout_s: float = 60):
+    """`expr` evaluated in the kernel until it equals `want` (a widget's message to the kernel
+    is asynchronous), or its last value once the time is up."""
+    deadline = time.monotonic() + timeout_s
+    while (got := python_result(page, expr)) != want and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    return got
+
+
+def test_the_view_runs_live_in_the_notebook_from_the_wheel(notebook):
+    statuses = notebook.eval_on_selector_all("attention-view", "els => els.map((e) => e.dataset.status)")
+    assert statuses == ["live", "live"]
+    # Two views, one model: the page asked the kernel once for the runtime and once for the
+    # model, and both views load the same folder (so the loader gives them one session).
+    asked = notebook.evaluate("() => [...globalThis[Symbol.for('attention-live.notebook')].asked.keys()]")
+    assert len(asked) == 2 and "runtime" in asked
+    assert len(set(notebook.eval_on_selector_all("attention-view", "els => els.map((e) => e.getAttribute('src'))"))) == 1
+    assert notebook.page_errors == []
+    # The kernel imported the wheel, not the checkout.
+    assert str(installed_wheel()) in execute(notebook, "import attention_live; print(attention_live.__file__)")
+
+
+def test_the_view_reports_its_live_result_to_python(notebook):
+    notebook.wait_for_function("() => document.querySelector('attention-view').result?.live")
+    got = python_result(notebook, "None if w.result is None else {'layer': w.result['layer'], 'head': w.result['head'], "
+                                  "'token': w.result['token'], 'shape': list(w.result['attention'].shape), "
+                                  "'texts': [t['text'] for t in w.result['tokens']]}")
+    assert got is not None
+    assert (got["layer"], got["head"]) == (2, 3)
+    assert got["texts"][got["token"]] == " said"
+    assert got["shape"] == [2, 4, len(got["texts"]), len(got["texts"])]
+
+
+def test_a_trait_set_in_python_redraws_the_view(notebook):
+    execute(notebook, "w.layer = 1\nw.head = 2")
+    notebook.wait_for_selector("attention-view[layer='1'][head='2'] >> nth=0", state="attached")
+    shown = view_result(notebook)
+    assert (shown["layer"], shown["head"]) == (1, 2)
+    # ... and the view's result comes back to Python for the new head.
+    assert python_until(notebook, "[w.result['layer'], w.result['head']]", [1, 2]) == [1, 2]
+
+
+def test_a_click_in_the_view_changes_the_python_trait(notebook):
+    chip = notebook.locator("attention-view").first.locator(".chip").nth(1)
+    chip.click()
+    notebook.wait_for_selector("attention-view[token='1'] >> nth=0", state="attached")
+    assert python_until(notebook, "w.token", 1) == 1
+    view_result(notebook)  # settled: the click goes to the view as drawn
+    notebook.locator("attention-view").first.locator("button.head-switch[data-layer='1'][data-head='4']").first.click()
+    notebook.wait_for_selector("attention-view[ablate='1.4'] >> nth=0", state="attached")
+    assert python_until(notebook, "w.ablate", "1.4") == "1.4"
+
+
+def test_no_request_leaves_the_servers_origin(notebook, lab):
+    outside = [u for u in notebook.requests if not u.startswith((lab.url, lab.url.replace("http", "ws"), "blob:", "data:"))]
+    assert notebook.requests and outside == []
+
+
+def test_the_same_numbers_in_python_in_the_notebook_and_on_the_page(notebook, browser, site_url):
+    """One sentence's attention from Model.run (onnxruntime), the notebook view's synced result
+    and the built page (both onnxruntime-web): equal within 1e-6."""
+    text = "Alice looked at the Hatter"
+    got = python_until(notebook, "w2.result is not None and w2.result['text'] == " + repr(text), True)
+    assert got is True
+    numbers = python_result(notebook, "{'python': __import__('attention_live').Model().run(" + repr(text) + ").attention.tolist(), "
+                                      "'widget': w2.result['attention'].tolist()}")
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{site_url}/index.html")
+        wait_live(page)
+        on_page = set_attributes(page, text=text)["attention"]
+    finally:
+        context.close()
+    python, widget = np.asarray(numbers["python"]), np.asarray(numbers["widget"])
+    assert python.shape == widget.shape == np.asarray(on_page).shape == (2, 4, 6, 6)  # six tokens
+    assert np.abs(widget - python).max() <= 1e-6
+    assert np.abs(np.asarray(on_page) - python).max() <= 1e-6

@@ -1,0 +1,78 @@
+"""AttentionView's Python side from the built wheel, without a front end: its traits are the
+element's STATE_KEYS, each with its type in Python and the attribute string on the wire, bad
+settings are one plain sentence, and the files it sends are the model folder's bytes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from package_build import installed_wheel
+
+from browser import ROOT
+
+pytestmark = pytest.mark.slow
+
+SCRIPT = r"""
+import json
+from attention_live import AttentionView, ModelError, Model
+from attention_live.widget import _folder_files, state_keys
+out = {"keys": list(state_keys())}
+w = AttentionView(text="The Queen said", layer=2, head=3, token="said", ablate=[(2, 3), (1, 2)], temperature=0.5)
+out["state"] = {k: w.trait_metadata(k, "to_json")(getattr(w, k), w) for k in state_keys()}
+out["python"] = [w.layer, w.token, w.ablate, w.temperature]
+out["from_js"] = [w.trait_metadata(k, "from_json")(v, w) for k, v in (("layer", "1"), ("token", "4"), ("token", "said#2"), ("seed", "7"))]
+errors = []
+for bad in ({"layer": 7}, {"head": 0}, {"token": 1.5}, {"ablate": "3.1"}, {"colour": "red"}, {"text": 5}, {"model": "x"}):
+    try:
+        AttentionView(**bad)
+        errors.append(None)
+    except ModelError as err:
+        errors.append(str(err))
+out["errors"] = errors
+source, files = _folder_files(Model().folder)
+out["files"] = {name: len(data) for name, data in files.items()}
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def widget(tmp_path_factory):
+    env = {**os.environ, "PYTHONPATH": str(installed_wheel())}
+    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env,
+                          cwd=tmp_path_factory.mktemp("cwd"), check=True)
+    return json.loads(done.stdout)
+
+
+def test_the_traits_are_the_elements_state_keys(widget):
+    # site/build.py reads the widget's one list of state keys (its schema's JSON).
+    spec = importlib.util.spec_from_file_location("site_build_for_test", ROOT / "site" / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    assert widget["keys"] == build.page_params() and "layer" in widget["keys"]
+
+
+def test_values_are_typed_in_python_and_strings_on_the_wire(widget):
+    assert widget["python"] == [2, "said", "1.2 2.3", 0.5]
+    state = widget["state"]
+    assert (state["text"], state["layer"], state["head"], state["token"], state["ablate"]) == ("The Queen said", "2", "3", "said", "1.2 2.3")
+    assert state["view"] is None and state["compare"] is None  # not set: the element's default
+    assert widget["from_js"] == [1, 4, "said#2", 7]
+
+
+def test_bad_settings_are_one_sentence(widget):
+    wants = ["there is no layer 7", "layer 1 has no head 0", "token must be a token index or a word", "there is no layer 3",
+             "AttentionView has no setting 'colour'", "text must be a string", "model must be an attention_live.Model"]
+    for got, want in zip(widget["errors"], wants):
+        assert got is not None and want in got and "\n" not in got
+
+
+def test_the_files_sent_are_the_model_folders(widget, meta):
+    files = meta["files"]
+    assert widget["files"]["model.onnx"] == files["model.onnx"]["bytes"]
+    assert widget["files"]["tokenizer.json"] == files["tokenizer.json"]["bytes"]
+    assert set(widget["files"]) == {"model.onnx", "tokenizer.json", "meta.json", "golden.json"}
