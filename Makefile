@@ -1,7 +1,8 @@
 # Entry points. Each target bootstraps what it needs, and only that: a fresh clone needs only
-# python3, node/npm and (for the browser tests) Debian's chromium, which `make test` installs when
-# it is missing. `make serve` installs the `site` dependency group (jinja2) and the browser runtime
-# files alone; `make model`/`train`/`export`/`eval` add the `train` group, `make test` the rest.
+# python3, node/npm and (for the browser tests) Debian's chromium, firefox-esr and WebKitGTK
+# driver under Xvfb, which `make test` installs when they are missing. `make serve` installs the
+# `site` dependency group (jinja2) and the browser runtime files alone; `make model`/`train`/
+# `export`/`eval` add the `train` group, `make test` the rest.
 
 PY        := .venv/bin/python
 # One venv, one marker per installed dependency group (pyproject.toml [dependency-groups]).
@@ -10,6 +11,11 @@ GROUP      = .venv/.group-$(1)
 NODE      := node_modules/.installed
 RUNTIME   := node_modules/.runtime
 CHROMIUM  := /usr/bin/chromium
+# The other engines the suite drives (tests/drivers): Firefox ESR through puppeteer-core, and
+# WebKitGTK through its WebDriver on an Xvfb display.
+FIREFOX   := /usr/bin/firefox-esr
+WEBKIT    := /usr/bin/WebKitWebDriver
+XVFB      := /usr/bin/Xvfb
 # The team's copy of the training texts when it is there, else what `make corpus` downloads.
 CORPUS_DIR ?= $(if $(wildcard ../shared/corpus/alice.txt),../shared/corpus,corpus)
 DEFAULT_CORPUS := $(CORPUS_DIR)/alice.txt
@@ -47,9 +53,9 @@ EXPORT_FLAGS = --corpus "$(CORPUS)" --out $(MODEL_OUT) $(if $(DESCRIPTION),--cor
 
 serve: site
 	@echo "Serving the live page at http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
-	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory $(SITE)
+	$(PY) site/serve.py --dir $(SITE) --port $(PORT) $(if $(CORS),--cors)
 
-test: $(call GROUP,test) $(NODE) $(CHROMIUM) lint
+test: $(call GROUP,test) $(NODE) $(CHROMIUM) $(FIREFOX) $(WEBKIT) $(XVFB) lint
 	$(PY) -m pytest
 
 site: $(call GROUP,site) $(RUNTIME)
@@ -125,10 +131,20 @@ $(NODE): package.json package-lock.json
 $(RUNTIME): package-lock.json | $(call GROUP,site)
 	@if [ -f $(NODE) ]; then touch $@; else $(PY) site/runtime_files.py; fi
 
+# Debian's packages for the browsers, each installed when its binary is missing.
+APT_INSTALL = $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y
+
 $(CHROMIUM):
 	@echo "Installing Debian's chromium for the browser tests (about 90 s)..."
-	$(SUDO) apt-get update
-	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+	$(APT_INSTALL) chromium
+
+$(FIREFOX):
+	@echo "Installing Debian's firefox-esr for the engine tests (about 40 s)..."
+	$(APT_INSTALL) firefox-esr
+
+$(WEBKIT) $(XVFB) &:
+	@echo "Installing Debian's WebKitGTK driver and Xvfb for the engine tests (about 70 s)..."
+	$(APT_INSTALL) webkit2gtk-driver xvfb xauth
 
 # dist/attention_live-*.whl: the package with the model, the widget's bundle and its runtime
 # files copied in (packaging/build_wheel.py). `pip install dist/attention_live-*.whl` needs nothing else.

@@ -12,13 +12,19 @@
 //   A version's cache is deleted only once no open page was loaded from it.
 // - What a version caches is that version: every file is checked against its sha256 from the
 //   manifest. Unchanged files are copied from the previous version's cache (after the same
-//   check); all others are fetched with `cache: "reload"`, past the browser's HTTP cache, whose
-//   month-old or long-lived entries cannot be trusted after a deploy. Any mismatch (a deploy
-//   still in progress, a proxy's stale copy) fails the install, and the next visit tries again.
+//   check); all others are fetched by their hash (`path?sha256=…`, a URL no cache has seen for
+//   other bytes) with `cache: "reload"`, past the browser's HTTP cache, whose month-old or
+//   long-lived entries cannot be trusted after a deploy. No request of the worker's carries a
+//   validator, so no server's 304 (say, after a rollback to files with older modification
+//   times) can stand in for a file. Any mismatch (a deploy still in progress) fails the
+//   install, and the next update check tries again.
 // - A new version serves the next page load: it activates as soon as it is complete (the pages
 //   already open keep their own version, see above), so a deploy reaches a reader who reloads
 //   by the second reload: the first one runs the update check, the second is served the new
-//   files.
+//   files. Nothing here keeps an event open for longer than its own work: the browser activates
+//   a waiting version only once the active one has no event in flight.
+// - Old versions go: once the last page loaded from a version has closed, its cache is deleted
+//   (at the next page load), and so is the record of every closed page.
 // - Only the site's own files: the exact paths of the manifest, under the worker's own folder.
 //   Anything else (other pages of the origin, unknown query strings) goes to the network
 //   untouched. Pages take their view settings as a query (embed.html), and only those.
@@ -40,6 +46,7 @@ const TYPES = { wasm: "application/wasm", mjs: "text/javascript", js: "text/java
   html: "text/html; charset=utf-8", css: "text/css", svg: "image/svg+xml", onnx: "application/octet-stream" };
 
 const pageVersions = new Map(); // this worker's memory of the CLIENTS cache
+const loadedPages = new Set(); // pages this worker has seen ask for a file
 const opened = new Map(); // cache name -> Promise<Cache>: one open per cache, not per request
 
 function open(name) {
@@ -94,13 +101,14 @@ async function fromEarlierCache(path, expected) {
 }
 
 async function fromNetwork(path, expected) {
-  const response = await fetch(fileURL(path), { cache: "reload", credentials: "same-origin", redirect: "error" });
+  const url = `${fileURL(path)}?sha256=${expected}`; // static servers ignore the query; caches key by it
+  const response = await fetch(url, { cache: "reload", credentials: "same-origin", redirect: "error" });
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
   const bytes = await response.arrayBuffer();
   const actual = await sha256(bytes);
   if (actual !== expected) {
     throw new Error(`${path} is not the file of version ${VERSION} (sha256 ${actual.slice(0, 12)}…, ` +
-                    `expected ${expected.slice(0, 12)}…): the site is being deployed, or a proxy holds an old copy`);
+                    `expected ${expected.slice(0, 12)}…): the site is being deployed`);
   }
   return stored(path, bytes, response.headers.get("Content-Type"));
 }
@@ -136,10 +144,13 @@ function clientKey(id) {
   return fileURL(`.attention-live-page/${encodeURIComponent(id)}`);
 }
 
-async function remember(clientId, version) {
+// A page's record: {version, at, loaded}. `loaded` is set by the page's first request after its
+// navigation: from then on the page exists as a client, and a record whose client is gone
+// belongs to a closed page.
+async function remember(clientId, version, loaded = false) {
   if (!clientId) return;
   pageVersions.set(clientId, version);
-  const record = JSON.stringify({ version, at: Date.now() });
+  const record = JSON.stringify({ version, at: Date.now(), loaded });
   await (await open(CLIENTS)).put(clientKey(clientId), new Response(record));
 }
 
@@ -164,17 +175,20 @@ async function versionOf(clientId) {
 async function prune() {
   const reg = self.registration;
   if (reg.installing || reg.waiting) return; // a newer version may be filling its cache
-  const open = new Set((await self.clients.matchAll({ includeUncontrolled: true, type: "all" })).map((c) => c.id));
+  const clients = await self.clients.matchAll({ includeUncontrolled: true, type: "all" });
+  const openPages = new Set(clients.map((c) => c.id));
   const records = await open(CLIENTS);
   const keep = new Set([CACHE]);
   for (const request of await records.keys()) {
     const id = decodeURIComponent(new URL(request.url).pathname.split("/").pop());
     const page = await record(records, request);
-    // A page whose navigation is still under way has no client yet: a fresh record stays.
-    if (page && (open.has(id) || Date.now() - page.at < 5 * 60 * 1000)) {
+    // A page whose navigation is still under way has no client yet: its fresh record stays.
+    const arriving = page && !page.loaded && Date.now() - page.at < 5 * 60 * 1000;
+    if (page && (openPages.has(id) || arriving)) {
       keep.add(PREFIX + page.version);
     } else {
       pageVersions.delete(id);
+      loadedPages.delete(id);
       await records.delete(request);
     }
   }
@@ -188,19 +202,35 @@ async function prune() {
   }
 }
 
-// After a page load, once it has had the worker to itself for a while (pruning reads every
-// record, which would only slow the page's own requests down); at most one pending at a time.
-let pruning = null;
-function pruneLater() {
-  pruning ??= new Promise((resolve) => setTimeout(resolve, 10000)).then(prune).finally(() => {
-    pruning = null;
-  });
+// Once per page load, at its first request (the page before it has closed by then), and on
+// activation; one prune after another, never two at once.
+let pruning = Promise.resolve();
+function pruneSoon() {
+  pruning = pruning.catch(() => {}).then(prune);
   return pruning;
 }
 
 self.addEventListener("activate", (event) => {
   // No clients.claim(): a page loaded without the worker stays with the network.
-  event.waitUntil(prune());
+  event.waitUntil(pruneSoon());
+});
+
+// offline.js asks, on every page view, under which URL the deployed worker script is to be
+// registered: sw.js?v=<the first 16 hex digits of its sha256>, from a fetch with no validator and
+// past every cache (see offline.js for why). Asked here rather than by the page, so that a check
+// that finds the server down or the site half-built fails in the worker's console, not the page's.
+async function deployedScriptURL() {
+  const script = new URL(self.location.pathname, self.location.origin);
+  const response = await fetch(script, { cache: "no-store", redirect: "error" });
+  if (!response.ok) throw new Error(`${script.pathname}: HTTP ${response.status}`);
+  return `${script.href}?v=${(await sha256(await response.arrayBuffer())).slice(0, 16)}`;
+}
+
+self.addEventListener("message", (event) => {
+  if (event.data !== "deployed-script" || !event.ports[0]) return;
+  const reply = event.ports[0];
+  event.waitUntil(deployedScriptURL().then((url) => reply.postMessage({ url }),
+    (error) => reply.postMessage({ error: error.message })));
 });
 
 async function answer(version, path, request) {
@@ -223,12 +253,17 @@ self.addEventListener("fetch", (event) => {
     event.respondWith((async () => {
       const hit = await (await open(CACHE)).match(fileURL(path));
       if (!hit) return fetch(request);
-      event.waitUntil(remember(event.resultingClientId, VERSION).then(pruneLater));
+      event.waitUntil(remember(event.resultingClientId, VERSION));
       return hit;
     })());
     return;
   }
   // Anything a page asks for comes from the version that page was loaded with. A page this
   // site's workers did not load (opened before the worker existed) gets the network.
-  event.respondWith(versionOf(event.clientId).then((version) => answer(version, path, request)));
+  const version = versionOf(event.clientId);
+  event.respondWith(version.then((v) => answer(v, path, request)));
+  if (event.clientId && !loadedPages.has(event.clientId)) {
+    loadedPages.add(event.clientId);
+    event.waitUntil(version.then((v) => v && remember(event.clientId, v, true)).then(pruneSoon));
+  }
 });

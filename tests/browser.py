@@ -1,11 +1,14 @@
 """The one copy of the browser and test-server setup, shared by the tests (conftest.py) and the
 benchmark (bench/run.py): Debian's chromium through Playwright, and static file servers on
-127.0.0.1 (plain, CORS, hostile caching headers, several folders mounted on one origin)."""
+127.0.0.1 (plain, CORS, hostile caching headers, wrong 304s, several folders mounted on one
+origin). Firefox and WebKit are driven from tests/drivers/."""
 
 from __future__ import annotations
 
 import email.utils
 import http.server
+import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -16,9 +19,11 @@ from html import unescape
 from pathlib import Path
 from typing import ClassVar
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
+
 BUILD_SCRIPT = ROOT / "site" / "build.py"
-CHROMIUM = "/usr/bin/chromium"
+# Another binary (or none: CHROMIUM=/nonexistent) for the Playwright tests.
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -29,6 +34,18 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 MONTH = 30 * 24 * 3600
+
+
+def _site_module(name: str):
+    """A script of site/ by file path (a `site` package would shadow Python's own module)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "site" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# The content types a static host must send: the project's one list (site/serve.py, `make serve`).
+SITE_TYPES: dict[str, str] = _site_module("serve").TYPES
 
 
 def launch(playwright):
@@ -57,13 +74,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     `server.mounts` is a list of (url prefix, folder), longest prefix first, and may be changed
     while serving (a "deploy" in the tests)."""
 
-    extensions_map: ClassVar[dict[str, str]] = {
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".mjs": "text/javascript",
-        ".js": "text/javascript",
-        ".wasm": "application/wasm",
-        ".json": "application/json",
-    }
+    extensions_map: ClassVar[dict[str, str]] = {**http.server.SimpleHTTPRequestHandler.extensions_map, **SITE_TYPES}
 
     def guess_type(self, path):
         return self.server.types.get(Path(path).suffix) or super().guess_type(path)
@@ -75,6 +86,14 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                 self.directory = str(folder)
                 return super().translate_path("/" + path[len(prefix):])
         return str(Path(self.server.mounts[-1][1]) / ".no-such-file")
+
+    def send_head(self):
+        conditional = "If-Modified-Since" in self.headers or "If-None-Match" in self.headers
+        if self.server.always_304 and conditional and Path(self.translate_path(self.path)).is_file():
+            self.send_response(http.server.HTTPStatus.NOT_MODIFIED)
+            self.end_headers()
+            return None
+        return super().send_head()
 
     def send_header(self, keyword, value):
         if self.server.stale and keyword.lower() == "last-modified":
@@ -95,11 +114,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, mounts, cors=False, stale=False, types=None):
+    def __init__(self, mounts, cors=False, stale=False, types=None, always_304=False):
         super().__init__(("127.0.0.1", 0), Handler)
         self.mount(mounts)
         self.cors = cors
         self.stale = stale
+        self.always_304 = always_304
         self.types = types or {}
         self.url = f"http://127.0.0.1:{self.server_address[1]}"
 
@@ -116,13 +136,17 @@ class Server(http.server.ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-def serve(mounts, cors: bool = False, stale: bool = False, types: dict | None = None) -> Server:
+def serve(mounts, cors: bool = False, stale: bool = False, types: dict | None = None,
+          always_304: bool = False) -> Server:
     """Serve a folder (or {url prefix: folder}) on 127.0.0.1 and a free port, in a thread.
     cors: `Access-Control-Allow-Origin: *` on every answer (what a host serving the assets to
     pages of other origins must send). stale: the headers of a careless production server,
     `Last-Modified` a month ago and `Cache-Control: max-age` of a month, on every file.
-    types: {".ext": "Content-Type"} to send instead of the right ones."""
-    server = Server(mounts, cors=cors, stale=stale, types=types)
+    types: {".ext": "Content-Type"} to send instead of the right ones. always_304: "304 Not
+    Modified" to every conditional request, whatever changed (the worst case of servers that
+    compare If-Modified-Since with a file's time, to the second: after a rollback to files with
+    older times, or a rebuild within the same second)."""
+    server = Server(mounts, cors=cors, stale=stale, types=types, always_304=always_304)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 

@@ -1,4 +1,5 @@
-"""Shared fixtures: paths, a built site served on loopback, and Debian's chromium via Playwright."""
+"""Shared fixtures: a built site served on loopback (built once per run), Debian's chromium via
+Playwright, every engine of tests/drivers, the reference model, and the live view's pages."""
 
 from __future__ import annotations
 
@@ -7,9 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from browser import ROOT, build_site, launch, serve_dir, site_csp
+import drivers
+from browser import build_site, launch, serve_dir, site_csp
+from helpers import MODEL_DIR, ROOT
+from reference import Reference
 
-MODEL_DIR = ROOT / "static" / "model"
+# Fixtures that start a browser: a test that uses one must be marked `browser`, so that
+# `pytest -m "not browser"` runs on a machine without any.
+BROWSER_FIXTURES = {"browser", "engine"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    unmarked = [item.nodeid for item in items
+                if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())) and not item.get_closest_marker("browser")]
+    if unmarked:
+        raise pytest.UsageError("these tests start a browser but are not marked `browser`: " + ", ".join(unmarked))
 
 
 @pytest.fixture(scope="session")
@@ -75,42 +89,10 @@ def meta() -> dict:
     return json.loads((MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
 
 
-class ReferenceModel:
-    """static/model/ through Python `tokenizers` and onnxruntime: what the page must reproduce."""
-
-    def __init__(self, model_dir: Path):
-        import json
-
-        import onnxruntime
-        from tokenizers import Tokenizer
-
-        self.meta = json.loads((model_dir / "meta.json").read_text(encoding="utf-8"))
-        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        self.session = onnxruntime.InferenceSession(str(model_dir / "model.onnx"), options)
-
-    def ids(self, text: str) -> list[int]:
-        return self.tokenizer.encode(text, add_special_tokens=False).ids if text else []
-
-    def run(self, ids: list[int], head_mask=None) -> dict:
-        """{"logits" [T, V], "attention"/"scores" [layer, head, T, T], "probs" [T, V] (float64)}.
-
-        head_mask [layer, head] (1 = on, 0 = off); None = every head on. Logits at every position."""
-        import numpy as np
-
-        from export.to_onnx import graph_feeds
-
-        logits, attention, scores = self.session.run(
-            ["logits", "attention", "scores"], graph_feeds(self.session, ids, head_mask))
-        z = logits[0].astype(np.float64)
-        p = np.exp(z - z.max(axis=-1, keepdims=True))
-        return {"logits": logits[0], "attention": attention, "scores": scores, "probs": p / p.sum(-1, keepdims=True)}
-
-
 @pytest.fixture(scope="session")
-def reference() -> ReferenceModel:
-    return ReferenceModel(MODEL_DIR)
+def reference() -> Reference:
+    """static/model/ in onnxruntime-python (tests/reference.py): what the page must reproduce."""
+    return Reference(MODEL_DIR)
 
 
 def wait_live(page, selector: str = "attention-view", timeout: float = 60_000):
@@ -184,35 +166,35 @@ def shared_live_page(browser, site_url):
     context.close()
 
 
+# Puts a page's first <attention-view> back to its default view: no generation running, nothing
+# focused (first: leaving a field commits what it holds), no attribute a test may have set (the
+# view's state keys, src, loading; not the page's id nor the element's own data-status), no hash,
+# no open details.
+RESET_VIEW = """() => {
+  const el = document.querySelector("attention-view");
+  el.stop();
+  el.shadowRoot?.activeElement?.blur?.();
+  document.activeElement?.blur?.();
+  history.replaceState(null, "", location.pathname);
+  for (const name of el.getAttributeNames()) {
+    if (name !== "id" && !name.startsWith("data-")) el.removeAttribute(name);
+  }
+  el.shadowRoot?.querySelector("details[open]")?.removeAttribute("open");
+}"""
+
+
 @pytest.fixture
 def reused_live_page(shared_live_page):
-    """The module's live page put back to its default view: no attributes, no hash, no hover."""
+    """The module's live page put back to its default view (RESET_VIEW, the mouse away); the
+    test must end it without a console or page error."""
     pg = shared_live_page
     pg.mouse.move(0, 0)
-    pg.evaluate(
-        """() => {
-          history.replaceState(null, "", location.pathname);
-          const el = document.querySelector("attention-view");
-          // Every attribute a test may have set (the view's state keys, src, loading), not the
-          // page's own (id) nor the element's (data-status, which it writes only on a change).
-          for (const name of el.getAttributeNames()) {
-            if (name !== "id" && !name.startsWith("data-")) el.removeAttribute(name);
-          }
-          el.shadowRoot?.querySelector("details[open]")?.removeAttribute("open");
-          document.activeElement?.blur?.();
-        }"""
-    )
+    pg.evaluate(RESET_VIEW)
     view_result(pg)
     pg.console_errors.clear()
     pg.page_errors.clear()
-    return pg
-
-
-@pytest.fixture
-def clean_live_page(reused_live_page):
-    """reused_live_page that must also end its test without a console or page error."""
-    yield reused_live_page
-    assert reused_live_page.console_errors == [] and reused_live_page.page_errors == []
+    yield pg
+    assert pg.console_errors == [] and pg.page_errors == []
 
 
 def set_attributes(page, **attrs) -> dict:
@@ -270,3 +252,28 @@ window.__csp = [];
 document.addEventListener("securitypolicyviolation",
   (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
 """
+
+
+# --- Every engine: Chromium, Firefox ESR and WebKitGTK (tests/drivers) --------------------------
+
+
+@pytest.fixture(scope="session")
+def engine_site(built_site, tmp_path_factory) -> Path:
+    """The built site with the console recorder in every page (drivers.instrument)."""
+    return drivers.instrument(built_site, tmp_path_factory.mktemp("engines") / "site")
+
+
+@pytest.fixture(scope="session")
+def engine_site_url(engine_site):
+    url, server = serve_dir(engine_site)
+    yield url
+    server.shutdown()
+
+
+@pytest.fixture(scope="session", params=drivers.ENGINES)
+def engine(request):
+    """Each engine in turn (Chromium is the session's Playwright browser)."""
+    playwright_browser = request.getfixturevalue("browser") if request.param == "chromium" else None
+    running = drivers.launch(request.param, playwright_browser)
+    yield running
+    running.quit()

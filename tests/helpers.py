@@ -1,8 +1,15 @@
-"""Small texts the tests write themselves (the training book is never part of the repo)."""
+"""What every test file shares: the repository's paths, the live view's shadow root, and small
+texts the tests write themselves (the training book is never part of the repo)."""
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL_DIR = ROOT / "static" / "model"
+# In a page's JavaScript: the shadow root of its first <attention-view>.
+SHADOW = 'document.querySelector("attention-view").shadowRoot'
 
 HOSTILE_STRINGS = [
     "",

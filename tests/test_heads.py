@@ -12,10 +12,9 @@ import torch
 
 from export import head_scores as hs
 from export import heads
+from helpers import MODEL_DIR, ROOT
 from train.model import ModelConfig, TinyTransformer
 
-ROOT = Path(__file__).resolve().parent.parent
-MODEL_DIR = ROOT / "static" / "model"
 CORPUS = ROOT.parent / "shared" / "corpus" / "alice.txt"
 T = 128
 N = heads.N_REPEAT

@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
+from helpers import ROOT
+
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location(
     "attention_demo", ROOT / "examples" / "attention_demo.py"
 )

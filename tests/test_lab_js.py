@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 
 TOL = 1e-9
 MATH_JS = ROOT / "static" / "lab" / "math.js"

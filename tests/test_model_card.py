@@ -392,6 +392,7 @@ def full_site_url(full_site):
     server.shutdown()
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("which", ["committed", "full"])
 def test_model_card_in_chromium_at_375px(browser, site_url, full_site_url, full_site, which):
     """Loads with no console error and no CSP violation; at 375 px the document does not scroll

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from conftest import MODEL_DIR, view_result, wait_live
-from helpers import synthetic_text
+from conftest import view_result, wait_live
+from helpers import MODEL_DIR, synthetic_text
+from reference import assert_top5
 
 pytestmark = pytest.mark.browser
 
@@ -85,13 +86,7 @@ def compare_with_reference(result, text, reference, n_ctx):
     assert np.array_equal(np.isneginf(got_scores), np.isneginf(ref["scores"]))
     finite = np.isfinite(ref["scores"])
     np.testing.assert_allclose(got_scores[finite], ref["scores"][finite], atol=1e-5, rtol=0)
-    q = result["token"]
-    p = ref["probs"][q]
-    for item in result["top"]:
-        assert abs(item["p"] - p[item["id"]]) <= 1e-5
-    # The five most probable ids, allowing ties closer than the tolerance to swap places.
-    assert sorted(p, reverse=True)[4] - 1e-5 <= min(item["p"] for item in result["top"])
-    assert len(result["top"]) == 5
+    assert_top5(result["top"], ref["probs"][result["token"]])
 
 
 def test_default_view_from_golden_then_live(page, site_url, meta, reference):

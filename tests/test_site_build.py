@@ -287,7 +287,7 @@ def make_targets() -> dict[str, str]:
     """The folders `make site` writes and `make serve` serves, from the Makefile itself."""
     proc = subprocess.run(["make", "-n", "-C", str(ROOT), "serve"], capture_output=True, text=True, check=True)
     out = re.findall(r"site/build\.py --out (\S+)", proc.stdout)
-    served = re.findall(r"http\.server .*--directory (\S+)", proc.stdout)
+    served = re.findall(r"(?:http\.server .*--directory|site/serve\.py --dir) (\S+)", proc.stdout)
     assert len(out) == 1 and len(served) == 1, proc.stdout
     return {"out": out[0], "served": served[0]}
 

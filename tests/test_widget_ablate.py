@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 from conftest import embed_codes, run_node, set_attributes, view_result, wait_live
+from helpers import SHADOW
+from reference import assert_top5
 
 pytestmark = pytest.mark.browser
 
 TEXT = "The Queen turned to Alice and said"
-SHADOW = 'document.querySelector("attention-view").shadowRoot'
 ALL = [(layer, head) for layer in (1, 2) for head in (1, 2, 3, 4)]
 
 
@@ -25,22 +26,11 @@ def mask_of(pairs, meta):
 
 
 @pytest.fixture
-def view(clean_live_page):
-    return clean_live_page
+def view(reused_live_page):
+    return reused_live_page
 
 
 show = set_attributes
-
-
-def assert_top_matches(top, probs):
-    """`top` (the page's top 5) is the five most likely tokens of `probs`, with their p."""
-    order = np.sort(probs)[::-1]
-    assert len(top) == 5
-    for item in top:
-        assert abs(item["p"] - probs[item["id"]]) < 1e-5, item
-    # The five it names are the five largest (ties within float noise may swap).
-    assert min(t["p"] for t in top) >= order[5] - 1e-6
-    assert [t["p"] for t in top] == sorted((t["p"] for t in top), reverse=True)
 
 
 MASKS = [[(1, 2)], [(2, 3)], [(1, 1), (2, 3)], [(1, 1), (1, 2), (1, 3), (1, 4)]]
@@ -61,8 +51,8 @@ def test_ablated_numbers_equal_onnxruntime_with_the_same_head_mask(view, referen
     got_scores = np.array(r["scores"])
     assert (np.isfinite(got_scores) == finite).all()
     np.testing.assert_allclose(got_scores[finite], want["scores"][finite], atol=1e-4)
-    assert_top_matches(r["top"], want["probs"][q])
-    assert_top_matches(r["topBaseline"], base["probs"][q])
+    assert_top5(r["top"], want["probs"][q])
+    assert_top5(r["topBaseline"], base["probs"][q])
     nxt = r["nextToken"]
     assert nxt["id"] == ids[q + 1]
     assert abs(nxt["p"] - want["probs"][q, ids[q + 1]]) < 1e-5
@@ -200,14 +190,14 @@ def test_every_head_off_still_runs_and_says_so(view, reference, meta):
     ids = reference.ids(TEXT)
     want = reference.run(ids, mask_of(ALL, meta))
     np.testing.assert_allclose(np.array(r["attention"]), want["attention"], atol=1e-5)
-    assert_top_matches(r["top"], want["probs"][r["token"]])
+    assert_top5(r["top"], want["probs"][r["token"]])
     note = view.locator("attention-view .ablate-all")
     assert note.is_visible() and "Every head is off (all 8)" in note.text_content()
     assert "depends on its own token alone" in note.text_content()
     # With no head's output reaching the model, the last position's prediction is that of its
     # token alone (ALiBi: no position embedding), which the graph confirms.
     alone = reference.run([ids[-1]], mask_of(ALL, meta))["probs"][0]
-    assert_top_matches(r["top"], alone)
+    assert_top5(r["top"], alone)
     # One switch back on and the note goes; the view still answers.
     switch(view, "mini", 2, 3).click()
     r = view_result(view)

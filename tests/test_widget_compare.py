@@ -8,17 +8,17 @@ import numpy as np
 import pytest
 
 from conftest import embed_codes, run_node, set_attributes, view_result, wait_live
+from helpers import SHADOW
 
 pytestmark = pytest.mark.browser
 
 FIRST = "The Queen turned to Alice and said"
 SECOND = "Alice turned to the Queen and said"
-SHADOW = 'document.querySelector("attention-view").shadowRoot'
 
 
 @pytest.fixture
-def view(clean_live_page):
-    return clean_live_page
+def view(reused_live_page):
+    return reused_live_page
 
 
 show = set_attributes

@@ -19,14 +19,13 @@ from widget_faults import (  # noqa: F401  (fixtures)
     faults,
     page_html,
     sha256,
-    shipped_reference,
     status_text,
     view_result,
     wait_status,
-    widget_browser,
-    widget_site,
     wpage,
 )
+
+pytestmark = pytest.mark.browser
 
 TEXT = "The Queen turned to Alice and said"
 PAGE = "/t/page.html"
@@ -48,7 +47,7 @@ def assert_matches(result, reference, text=TEXT):
 
 
 @pytest.mark.parametrize("name", ["model.onnx", "tokenizer.json"])
-def test_retry_recovers_from_a_corrupt_download(wpage, faults, shipped_reference, name):
+def test_retry_recovers_from_a_corrupt_download(wpage, faults, reference, name):
     faults.fault(f"/static/model/{name}", ("corrupt",))
     open_page(wpage, faults)
     wait_status(wpage, "error")
@@ -58,7 +57,7 @@ def test_retry_recovers_from_a_corrupt_download(wpage, faults, shipped_reference
 
     click_retry(wpage)
     wait_status(wpage, "live")
-    assert_matches(view_result(wpage), shipped_reference)
+    assert_matches(view_result(wpage), reference)
     # The server was asked again for the file, and for meta.json (it may be the stale one),
     # although every answer said it could be cached for an hour.
     assert faults.count(f"/{name}") == before[1] + 1
@@ -66,20 +65,20 @@ def test_retry_recovers_from_a_corrupt_download(wpage, faults, shipped_reference
     assert wpage.page_errors == []
 
 
-def test_a_truncated_model_is_reported_as_corrupt(wpage, faults, shipped_reference):
+def test_a_truncated_model_is_reported_as_corrupt(wpage, faults, reference):
     faults.fault("/static/model/model.onnx", ("truncate", 300_000))
     open_page(wpage, faults)
     wait_status(wpage, "error")
     assert "model.onnx is corrupt or from another version" in status_text(wpage)
     click_retry(wpage)
     wait_status(wpage, "live")
-    assert_matches(view_result(wpage), shipped_reference)
+    assert_matches(view_result(wpage), reference)
 
 
 # --- item 3: onnxruntime fails to start (its wasm is missing); the retry starts it again ----
 
 
-def test_retry_restarts_a_runtime_that_failed_to_start(wpage, faults, shipped_reference):
+def test_retry_restarts_a_runtime_that_failed_to_start(wpage, faults, reference):
     faults.fault("/static/vendor/ort-wasm-simd-threaded.wasm", ("status", 404))
     open_page(wpage, faults)
     wait_status(wpage, "error")
@@ -87,13 +86,13 @@ def test_retry_restarts_a_runtime_that_failed_to_start(wpage, faults, shipped_re
     click_retry(wpage)
     wait_status(wpage, "live")
     assert faults.count(".wasm") == 2  # a new request, not the remembered failure
-    assert_matches(view_result(wpage), shipped_reference)
+    assert_matches(view_result(wpage), reference)
 
 
 # --- item 4: a download that stalls times out, with progress shown while bytes arrive -------
 
 
-def test_a_stalled_download_shows_progress_then_times_out_and_retries(wpage, faults, shipped_reference):
+def test_a_stalled_download_shows_progress_then_times_out_and_retries(wpage, faults, reference):
     faults.fault("/static/model/model.onnx", ("stall", 400_000))
     # 6 s without data: long enough that a busy machine still shows (and the test still sees)
     # the progress before the timeout fires.
@@ -112,7 +111,7 @@ def test_a_stalled_download_shows_progress_then_times_out_and_retries(wpage, fau
     assert wpage.locator("attention-view .retry").is_visible()
     click_retry(wpage)
     wait_status(wpage, "live")
-    assert_matches(view_result(wpage), shipped_reference)
+    assert_matches(view_result(wpage), reference)
 
 
 # --- item 5: switching src to another model recomputes, and redraws the grid ---------------
@@ -159,7 +158,7 @@ def tiny_other_model(n_layer=1, n_head=2, vocab=2048, d=16) -> bytes:
 
 @pytest.fixture(scope="module")
 def other_model():
-    from widget_faults import Reference
+    from reference import Reference
 
     onnx_bytes = tiny_other_model()
     meta = json.loads((MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
@@ -174,12 +173,12 @@ def other_model():
     return files, Reference(onnx_bytes, MODEL_DIR / "tokenizer.json")
 
 
-def test_switching_src_recomputes_with_the_new_model(wpage, faults, shipped_reference, other_model):
+def test_switching_src_recomputes_with_the_new_model(wpage, faults, reference, other_model):
     files, other = other_model
     faults.files.update(files)
     open_page(wpage, faults, attrs=f'text="{TEXT}" layer="2" head="3"')
     wait_status(wpage, "live")
-    assert_matches(view_result(wpage), shipped_reference)
+    assert_matches(view_result(wpage), reference)
     assert wpage.locator("attention-view .mini").count() == 2 * (4 + 2)
 
     wpage.evaluate("() => { document.querySelector('attention-view').src = '/static/other/'; }")
@@ -199,7 +198,7 @@ def test_switching_src_recomputes_with_the_new_model(wpage, faults, shipped_refe
 
     # And back: the shipped model's numbers and grid again.
     wpage.evaluate("() => { document.querySelector('attention-view').removeAttribute('src'); }")
-    assert_matches(view_result(wpage), shipped_reference)
+    assert_matches(view_result(wpage), reference)
     assert wpage.locator("attention-view .mini").count() == 2 * (4 + 2)
     assert wpage.page_errors == []
 
@@ -217,7 +216,7 @@ def book() -> str:
     return text[:1_000_000]
 
 
-def test_a_pasted_book_tokenizes_only_its_tail_and_the_link_keeps_what_is_shown(wpage, faults, shipped_reference, book):
+def test_a_pasted_book_tokenizes_only_its_tail_and_the_link_keeps_what_is_shown(wpage, faults, reference, book):
     wpage.goto(faults.url + "/index.html")
     wait_status(wpage, "live")
     # Watch what the page hands the tokenizer (the same module instance the element uses).
@@ -237,7 +236,7 @@ def test_a_pasted_book_tokenizes_only_its_tail_and_the_link_keeps_what_is_shown(
     }""", book)
     result = view_result(wpage)
     n_ctx = 128
-    ids = shipped_reference.ids(book)
+    ids = reference.ids(book)
     assert [t["id"] for t in result["tokens"]] == ids[-n_ctx:]
     encoded = wpage.evaluate("() => window.__encoded")
     assert encoded and max(encoded) < 50_000, encoded  # a tail of the text, not the megabyte
@@ -274,7 +273,7 @@ def num(cell: str) -> float:
     return float(cell.replace("\u2212", "-").split(" ")[0])
 
 
-def test_show_the_math_splits_an_alibi_score_into_its_bias(wpage, faults, shipped_reference):
+def test_show_the_math_splits_an_alibi_score_into_its_bias(wpage, faults, reference):
     meta = json.loads((MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
     slopes = [[0.5, 0.25, 0.125, 0.0625], [0.7, 0.35, 0.3, 0.1]]
     meta["positions"] = {"scheme": "alibi", "slopes": slopes}
@@ -284,8 +283,8 @@ def test_show_the_math_splits_an_alibi_score_into_its_bias(wpage, faults, shippe
     wpage.locator("attention-view summary").click()
     table = math_table(wpage)
     assert table["head"] == ["key", "q\u00b7k \u00f7 \u221ad", "distance bias", "score", "softmax weight"]
-    ids = shipped_reference.ids(TEXT)
-    scores = shipped_reference.scores(ids)[1, 2, 4]
+    ids = reference.ids(TEXT)
+    scores = reference.scores(ids)[1, 2, 4]
     q, slope = 4, slopes[1][2]
     for k, row in enumerate(table["rows"]):
         if k > q:
@@ -298,7 +297,7 @@ def test_show_the_math_splits_an_alibi_score_into_its_bias(wpage, faults, shippe
     assert "ALiBi" in wpage.locator("attention-view .math-intro").text_content()
 
 
-def test_show_the_math_for_learned_positions_is_unchanged(wpage, faults, shipped_reference):
+def test_show_the_math_for_learned_positions_is_unchanged(wpage, faults, reference):
     meta = json.loads((MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
     meta.pop("positions", None)  # as in models exported before the field existed
     faults.files["/static/model/meta.json"] = json.dumps(meta).encode()
@@ -307,7 +306,7 @@ def test_show_the_math_for_learned_positions_is_unchanged(wpage, faults, shipped
     wpage.locator("attention-view summary").click()
     table = math_table(wpage)
     assert table["head"] == ["key", "raw score q\u00b7k", "scaled \u00f7 \u221ad", "softmax weight"]
-    scores = shipped_reference.scores(shipped_reference.ids(TEXT))[1, 2, 4]
+    scores = reference.scores(reference.ids(TEXT))[1, 2, 4]
     root = (json.loads((MODEL_DIR / "meta.json").read_text())["config"]["d_head"]) ** 0.5
     for k, row in enumerate(table["rows"][:5]):
         assert num(row[2]) == pytest.approx(float(scores[k]), abs=1e-4)

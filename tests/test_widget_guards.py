@@ -17,13 +17,12 @@ from widget_faults import (  # noqa: F401  (fixtures)
     fault_server,
     faults,
     page_html,
-    shipped_reference,
     view_result,
     wait_status,
-    widget_browser,
-    widget_site,
     wpage,
 )
+
+pytestmark = pytest.mark.browser
 
 TEXT = "The Queen turned to Alice and said"
 PAGE = "/t/guards.html"
@@ -65,11 +64,11 @@ def whole_percent_ok(text: str, w: float) -> bool:
 
 
 @pytest.mark.parametrize("layer", [1, 2])
-def test_rollout_row_matches_an_independent_rollout(wpage, faults, shipped_reference, layer):
+def test_rollout_row_matches_an_independent_rollout(wpage, faults, reference, layer):
     q = 5
     result = open_view(wpage, faults, f'view="rollout" layer="{layer}" token="{q}"')
-    ids = shipped_reference.ids(TEXT)
-    expected = rollout(shipped_reference.attention(ids), layer - 1)
+    ids = reference.ids(TEXT)
+    expected = rollout(reference.attention(ids), layer - 1)
     row = expected[q]
     assert row[: q + 1].sum() == pytest.approx(1.0, abs=1e-5)
 

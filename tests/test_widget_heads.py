@@ -12,12 +12,12 @@ import shutil
 
 import pytest
 
-from browser import ROOT, build_site, serve_dir
+from browser import build_site, serve_dir
 from conftest import view_result, wait_live, watched_page
+from helpers import ROOT, SHADOW
 
 pytestmark = pytest.mark.browser
 
-SHADOW = 'document.querySelector("attention-view").shadowRoot'
 
 
 def model_with_heads():

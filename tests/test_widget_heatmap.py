@@ -8,11 +8,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import open_view, view_result
-from helpers import synthetic_text
+from helpers import SHADOW, synthetic_text
 
 pytestmark = pytest.mark.browser
 
-SHADOW = 'document.querySelector("attention-view").shadowRoot'
 
 
 def axis_labels(page, axis: str):

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import set_attributes, view_result
 from helpers import synthetic_text
+from reference import assert_top5
 
 pytestmark = pytest.mark.browser
 
@@ -32,40 +33,32 @@ PREDICTIONS_JS = """() => [...document.querySelector("attention-view").shadowRoo
   .querySelectorAll("li.pred:not([hidden]) .pred-p")].map((p) => parseFloat(p.textContent))"""
 
 
-def assert_top(top, probs):
-    """`result.top` (or a panel's rows) is the reference's top 5 at that position."""
-    assert len(top) == 5
-    for item in top:
-        assert abs(item["p"] - probs[item["id"]]) <= 1e-5
-    assert sorted(probs, reverse=True)[4] - 1e-5 <= min(item["p"] for item in top)
-
-
-def test_a_run_computes_logits_only_where_asked(clean_live_page, reference):
+def test_a_run_computes_logits_only_where_asked(reused_live_page, reference):
     ids = reference.ids("The Queen said to the Hatter that the tea was cold and the cups were empty")
     want = reference.run(ids)["logits"]
-    got = clean_live_page.evaluate(MODEL_RUN_JS, [ids, [5, 0, 5, len(ids), -1]])
+    got = reused_live_page.evaluate(MODEL_RUN_JS, [ids, [5, 0, 5, len(ids), -1]])
     assert "logit_positions" in got["inputs"]
     # Repeats and positions outside the text are dropped; the rest come in the order asked.
     assert [q for q, _ in got["rows"]] == [5, 0]
     for q, row in got["rows"]:
         np.testing.assert_allclose(row, want[q], rtol=1e-5, atol=1e-4)
-    every = clean_live_page.evaluate(MODEL_RUN_JS, [ids, None])
+    every = reused_live_page.evaluate(MODEL_RUN_JS, [ids, None])
     assert [q for q, _ in every["rows"]] == list(range(len(ids)))
 
 
-def test_pinning_and_hovering_other_tokens_show_their_own_predictions(clean_live_page, reference, meta):
-    page = clean_live_page
+def test_pinning_and_hovering_other_tokens_show_their_own_predictions(reused_live_page, reference, meta):
+    page = reused_live_page
     n_ctx = meta["config"]["n_ctx"]
     ids = reference.ids(LONG)[-n_ctx:]
     probs = reference.run(ids)["probs"]
     result = set_attributes(page, text=LONG)
     assert [t["id"] for t in result["tokens"]] == ids
-    assert_top(result["top"], probs[result["token"]])
+    assert_top5(result["top"], probs[result["token"]])
     # Tokens whose logits the typing run did not compute: each pin is one more run.
     for q in (3, 70, n_ctx - 2, 0):
         result = set_attributes(page, token=q)
         assert result["token"] == q
-        assert_top(result["top"], probs[q])
+        assert_top5(result["top"], probs[q])
     # Hovering shows the hovered token's predictions (and leaves the pin and `result.top`).
     chip = page.locator("attention-view .chip").nth(40)
     chip.scroll_into_view_if_needed()

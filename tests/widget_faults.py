@@ -1,10 +1,6 @@
-"""A fault-injecting server for the widget's tests: the built site, served with cacheable
-headers (so the browser's HTTP cache is in play, as on a real host), plus per-path faults
-(a corrupt copy, a 404, a download that stalls), extra files and a request log.
-
-Self-contained on purpose (its own site build, browser and reference model) so that these
-tests do not depend on the shared fixtures in conftest.py.
-"""
+"""A fault-injecting server for the widget's tests: the built site (conftest `built_site`),
+served with cacheable headers (so the browser's HTTP cache is in play, as on a real host), plus
+per-path faults (a corrupt copy, a 404, a download that stalls), extra files and a request log."""
 
 from __future__ import annotations
 
@@ -16,14 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from browser import Handler, build_site
+from browser import SITE_TYPES as TYPES
 from conftest import view_result  # noqa: F401  (the widget tests import it from here)
-
-ROOT = Path(__file__).resolve().parent.parent
-MODEL_DIR = ROOT / "static" / "model"
-# The suite's one copy of the content types a static host must send (tests/browser.py).
-TYPES = {**Handler.extensions_map, ".html": "text/html; charset=utf-8", ".css": "text/css",
-         ".onnx": "application/octet-stream", ".svg": "image/svg+xml"}
+from helpers import MODEL_DIR, ROOT  # noqa: F401  (the widget tests import them from here)
 
 
 def corrupt(data: bytes) -> bytes:
@@ -131,14 +122,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture(scope="session")
-def widget_site(tmp_path_factory) -> Path:
-    """The site as `make site` builds it, in a temp folder of its own."""
-    return build_site(tmp_path_factory.mktemp("widget-site") / "site")
-
-
-@pytest.fixture(scope="session")
-def fault_server(widget_site):
-    server = FaultServer(widget_site)
+def fault_server(built_site):
+    server = FaultServer(built_site)
     yield server
     server.close()
 
@@ -151,16 +136,10 @@ def faults(fault_server):
     fault_server.reset()
 
 
-@pytest.fixture(scope="session")
-def widget_browser(browser):
-    """The suite's one browser (conftest.py): a process can run only one sync Playwright."""
-    return browser
-
-
 @pytest.fixture
-def wpage(widget_browser):
+def wpage(browser):
     """A fresh context (so an empty HTTP cache) per test, collecting page errors."""
-    context = widget_browser.new_context()
+    context = browser.new_context()
     pg = context.new_page()
     pg.page_errors = []
     pg.on("pageerror", lambda e: pg.page_errors.append(str(e)))
@@ -192,39 +171,6 @@ def status_text(page) -> str:
 
 def click_retry(page):
     page.locator("attention-view .retry").click()
-
-
-class Reference:
-    """A model folder through Python `tokenizers` and onnxruntime (what the page must match)."""
-
-    def __init__(self, onnx_bytes: bytes, tokenizer_path: Path):
-        import onnxruntime
-        from tokenizers import Tokenizer
-
-        self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        self.session = onnxruntime.InferenceSession(onnx_bytes, options)
-
-    def ids(self, text: str) -> list[int]:
-        return self.tokenizer.encode(text, add_special_tokens=False).ids
-
-    def feeds(self, ids: list[int]) -> dict:
-        """Every head on, logits at every position, for whichever inputs the graph has."""
-        from export.to_onnx import graph_feeds
-
-        return graph_feeds(self.session, ids)
-
-    def attention(self, ids: list[int]):
-        return self.session.run(["attention"], self.feeds(ids))[0]
-
-    def scores(self, ids: list[int]):
-        return self.session.run(["scores"], self.feeds(ids))[0]
-
-
-@pytest.fixture(scope="session")
-def shipped_reference() -> Reference:
-    return Reference((MODEL_DIR / "model.onnx").read_bytes(), MODEL_DIR / "tokenizer.json")
 
 
 def sha256(data: bytes) -> str:

@@ -12,8 +12,8 @@ import pytest
 
 from attention_live.sampler import mulberry32
 from conftest import view_result
+from helpers import SHADOW
 
-SHADOW = 'document.querySelector("attention-view").shadowRoot'
 # Picks are compared with Python only where no step is this close to a tie (top-2 logits, or a
 # draw and a boundary between candidates over the total weight): float32 noise between two
 # runtimes is far smaller, so the comparison cannot hinge on the machine's float path.
@@ -60,18 +60,13 @@ def spec_sample(reference, ids, n, temperature, top_k, seed):
 
 
 @pytest.fixture
-def page(shared_live_page):
-    """The module's live page, back to a plain view: no generation running, no attributes."""
-    pg = shared_live_page
-    pg.evaluate(
+def page(reused_live_page):
+    """The module's live page in its default view (conftest reused_live_page), with the Continue
+    controls at their defaults and a count of the view's `generate` change events."""
+    reused_live_page.evaluate(
         """() => {
           const el = document.querySelector("attention-view");
-          el.stop();
-          document.activeElement?.blur?.();
-          el.shadowRoot.activeElement?.blur?.();
           el.shadowRoot.querySelector(".gen-input[data-setting=maxTokens]").value = "20";
-          history.replaceState(null, "", location.pathname);
-          for (const a of [...el.attributes]) if (!["id", "data-status"].includes(a.name)) el.removeAttribute(a.name);
           window.__gen = { count: 0, typedAt: null };
           if (!window.__genListener) {
             window.__genListener = true;
@@ -79,12 +74,7 @@ def page(shared_live_page):
           }
         }"""
     )
-    view_result(pg)
-    pg.console_errors.clear()
-    pg.page_errors.clear()
-    yield pg
-    assert not pg.page_errors, pg.page_errors
-    assert not pg.console_errors, pg.console_errors
+    return reused_live_page
 
 
 def set_text(page, text):

@@ -82,11 +82,13 @@ export function buildShell(host, cssURL, onRetry) {
   const ui = h("div.ui", { hidden: true });
   root.append(css, status, slot, ui);
   retry.addEventListener("click", onRetry);
-  // The class changes only when the width crosses the line, so a resize that changes nothing
-  // here cannot start a resize loop.
+  // The class changes only when the width crosses the line, and in the next frame: a layout
+  // change inside the callback resizes the observed element again, which browsers report as a
+  // window error ("ResizeObserver loop completed with undelivered notifications"; WebKit does
+  // at a 1024 px window).
   new ResizeObserver(([entry]) => {
     const wide = entry.contentRect.width >= WIDE_PX;
-    if (ui.classList.contains("wide") !== wide) ui.classList.toggle("wide", wide);
+    if (ui.classList.contains("wide") !== wide) requestAnimationFrame(() => ui.classList.toggle("wide", wide));
   }).observe(host);
   return { cssReady, statusText, retry, status, slot, ui };
 }

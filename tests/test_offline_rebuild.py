@@ -1,0 +1,109 @@
+"""A rebuild of the served folder (`make site` while `make serve` runs) reaches a reader who
+reloads every few seconds by the second reload after it, and the console stays quiet: the real
+build script writing into the folder that the real site/serve.py serves, and a reload that
+comes while the build is half-written (the build is paused there: no sw.js yet)."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from deploys import Versions, next_model, sha256_files, version_of, wait_for_version
+
+from browser import BUILD_SCRIPT
+from conftest import wait_live, watched_page
+from helpers import ROOT
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CADENCE = 6  # seconds between a reader's reloads
+
+
+class SiteServer:
+    """`python site/serve.py` (what `make serve` runs) on a free port; `log` has its request lines."""
+
+    def __init__(self, folder):
+        self.process = subprocess.Popen([sys.executable, str(ROOT / "site" / "serve.py"), "--dir", str(folder),
+                                         "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = self.process.stdout.readline()
+        self.url = first.split(" at ")[1].split("/ ")[0].rstrip("/")
+        self.log: list[str] = []
+        threading.Thread(target=lambda: self.log.extend(iter(self.process.stderr.readline, "")), daemon=True).start()
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def paused_rebuild(folder, model):
+    """The real build into `folder`, stopped once it has cleared the old files (sw.js, which it
+    writes last, is gone); SIGCONT lets it finish."""
+    build = subprocess.Popen([sys.executable, str(BUILD_SCRIPT), "--out", str(folder), "--model", str(model)],
+                             stdout=subprocess.DEVNULL)
+    while (folder / "sw.js").exists() and build.poll() is None:
+        time.sleep(0.001)
+    build.send_signal(signal.SIGSTOP)
+    assert not (folder / "sw.js").exists(), "the build finished before it could be paused"
+    return build
+
+
+def test_a_rebuild_reaches_a_reader_reloading_every_few_seconds_by_the_second_reload(browser, built_site, tmp_path):
+    folder = Path(shutil.copytree(built_site, tmp_path / "served"))  # the site as served before the rebuild
+    before = sha256_files(folder)
+    server = SiteServer(folder)
+    context = browser.new_context()
+    page = watched_page(context)
+    said = []
+    page.on("console", lambda m: m.type in ("warning", "error") and said.append((m.text, m.location["url"])))
+    try:
+        page.goto(f"{server.url}/index.html")
+        wait_live(page)
+        wait_for_version(page, folder)
+
+        build = paused_rebuild(folder, next_model(tmp_path))
+        checks = sum("GET /sw.js" in line for line in server.log)
+        reload1 = time.monotonic()
+        page.reload()  # mid-build: the worker serves the old version whole
+        wait_live(page)
+        for _ in range(300):  # the page looked for a new version and found the build unfinished
+            if any("GET /sw.js" in line and '" 404 ' in line for line in server.log[checks:]):
+                break
+            page.wait_for_timeout(100)
+        else:
+            raise AssertionError(f"no update check during the build: {server.log[checks:]}")
+        build.send_signal(signal.SIGCONT)
+        assert build.wait(timeout=120) == 0
+        versions = Versions(before, sha256_files(folder))
+        assert "static/model/meta.json" in versions.telling
+
+        # The next reload, a few seconds on, is wholly the new version.
+        # Once the new version is installed (however long that takes here), the reader's cadence.
+        installed = page.evaluate("""async (version) => {
+          for (const end = Date.now() + 60000; Date.now() < end;) {
+            const reg = await navigator.serviceWorker.getRegistration();
+            if (!reg.installing && (await caches.keys()).some((n) => n.endsWith(version))) return true;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          return false;
+        }""", version_of(folder))
+        assert installed, "the new version was not installed after the build had finished"
+        page.wait_for_timeout(max(0, CADENCE - (time.monotonic() - reload1)) * 1000)
+        seen = versions.watch(page, server.url)
+        page.reload()
+        wait_live(page)
+        reload2 = versions.of(seen)
+        assert "static/model/meta.json" in reload2 and set(reload2.values()) == {"new"}, reload2
+        # Nothing from the page's scripts; only the browser's own line for the check that found
+        # the build unfinished ("Failed to load resource: … 404" for sw.js).
+        assert [text for text, url in said if not (text.startswith("Failed to load resource")
+                                                   and url.startswith(f"{server.url}/sw.js"))] == [], said
+        assert page.page_errors == []
+    finally:
+        context.close()
+        server.stop()
