@@ -9,6 +9,8 @@ from math_reference import load_model, score_parts
 
 from conftest import meta, reference, reused_live_page, set_attributes, shared_live_page, view_result
 
+pytestmark = pytest.mark.browser
+
 TOL = 5e-5 + 1e-6  # the panel shows 4 decimals; float32 (browser) against float64 (here) adds ~1e-6
 
 

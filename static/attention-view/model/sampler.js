@@ -5,7 +5,7 @@
 // from the ONNX graph; nothing here computes any part of the model).
 //
 // What "the same on every machine" rests on:
-// - The random stream is mulberry32 (../lab/rng.js): 32-bit integer arithmetic only, and each
+// - The random stream is mulberry32 (../../shared/rng.js): 32-bit integer arithmetic only, and each
 //   draw is an integer divided by 2^32, exact in float64. One draw per sampled token; none at
 //   temperature 0.
 // - Every weight is computed in float64 from the float32 logits, candidates in a fixed order
