@@ -49,14 +49,13 @@ SUDO      := $(if $(filter 0,$(shell id -u)),,sudo)
 EXPORT_FLAGS = --corpus "$(CORPUS)" --out $(MODEL_OUT) $(if $(DESCRIPTION),--corpus-description "$(DESCRIPTION)") $(VIEW_FLAGS) \
 	$(if $(HEAD_ORDER),--head-order "$(HEAD_ORDER)")
 
-.PHONY: serve test site model train export ship bench eval clean corpus lint screenshot wheel
+.PHONY: serve test site model train export ship bench eval clean corpus lint screenshot wheel schema
 
 serve: site
 	@echo "Serving the live page at http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
 	$(PY) site/serve.py --dir $(SITE) --port $(PORT) $(if $(CORS),--cors)
 
-test: $(call GROUP,test) $(NODE) $(CHROMIUM) $(FIREFOX) $(WEBKIT) $(XVFB)
-	$(PY) -m ruff check .
+test: $(call GROUP,test) $(NODE) $(CHROMIUM) $(FIREFOX) $(WEBKIT) $(XVFB) lint
 	$(PY) -m pytest
 
 site: $(call GROUP,site) $(RUNTIME)
@@ -88,8 +87,17 @@ ship:
 	cp $(CKPT) $(SHIPPED_CKPT)
 	@echo "shipped $(NAME): static/model/ and $(SHIPPED_CKPT) replaced; rebuild with make site, commit both"
 
-lint: $(call GROUP,test)
+# ruff for the Python, and TypeScript's checker over the widget's JavaScript (tsconfig.json:
+# JSDoc types, no build step; the shipped files are the checked ones).
+lint: $(call GROUP,test) $(NODE)
 	$(PY) -m ruff check .
+	node_modules/.bin/tsc --noEmit -p tsconfig.json
+
+# The widget's state keys for the Python side (site/build.py, site/model_card.py), written from
+# its schema (static/attention-view/core/state.js); tests/test_state_schema.py checks it is current.
+SCHEMA_JSON := static/attention-view/state-schema.json
+schema: $(NODE)
+	node site/state_schema.mjs > $(SCHEMA_JSON).tmp && mv $(SCHEMA_JSON).tmp $(SCHEMA_JSON)
 
 bench: site $(CHROMIUM)
 	$(PY) bench/run.py

@@ -1,4 +1,4 @@
-"""The page's sampler (static/attention-view/sampler.js) in Python, operation for operation:
+"""The page's sampler (static/attention-view/model/sampler.js) in Python, operation for operation:
 mulberry32 draws in 32-bit integers (each an exact k / 2^32), and each pick computed in float64
 from float32 logits, candidates by logit descending then lower id, sums in that order. Given
 the same logits it picks the page's tokens; the logits come from onnxruntime here and from
@@ -20,7 +20,7 @@ def _imul(a: int, b: int) -> int:
 
 
 def mulberry32(seed: int):
-    """static/lab/rng.js: a seeded stream of uniform draws in [0, 1)."""
+    """static/shared/rng.js: a seeded stream of uniform draws in [0, 1)."""
     a = seed & M32
 
     def uniform() -> float:

@@ -1,5 +1,5 @@
 """Token labels from byte-level BPE pieces, by the rule the page's chips follow
-(static/attention-view/token-labels.js): a piece spells raw UTF-8 bytes in GPT-2's printable
+(static/attention-view/model/token-labels.js): a piece spells raw UTF-8 bytes in GPT-2's printable
 stand-in characters; each character goes to the token holding its first byte, tokens holding
 only the rest of a character get "", and bytes that are no valid UTF-8 are one U+FFFD each.
 Joined, the labels are the decoded text, so Python's token texts are the page's."""

@@ -14,7 +14,7 @@ two texts that differ in their last word (as a keystroke at the end of the text 
   page: set the text box's value and fire `input` (the path a keystroke takes: tokenize, run,
         draw, then a forced style/layout so the drawing is not left for later),
   bare: tokenize + session.run, and session.run alone on precomputed ids.
-Generation steps ("Continue", issue 10) are medians over --updates calls of
+Generation steps ("Continue") are medians over --updates calls of
 `el.generate({temperature: 0, maxTokens: 2})` from a text of T - 2 tokens, each timed by the
 page's own measure of its second step (`attention-view:generate-step`: pick the token from the
 logits on screen, one model run at T tokens, one render, the controls' update, whose text box
@@ -59,8 +59,21 @@ LOAD_JS = """([mark, first]) => {
   for (const r of performance.getEntriesByType("resource")) {
     if (r.responseEnd <= live) bytes += r.transferSize;
   }
-  return { live, first: first ? at(first) : null, bytes };
+  return { live, first: first ? at(first) : null, bytes, liveAt: performance.timeOrigin + live };
 }"""
+
+# A dedicated worker's downloads (the runtime's, when it runs in one) are on the worker's own
+# timeline: counted up to the same moment, converted through both time origins.
+WORKER_BYTES_JS = """(liveAt) => performance.getEntriesByType("resource")
+  .filter((r) => performance.timeOrigin + r.responseEnd <= liveAt)
+  .reduce((n, r) => n + r.transferSize, 0)"""
+
+
+def load_figures(pg, mark: str, first: str | None) -> dict:
+    figures = pg.evaluate(LOAD_JS, [mark, first])
+    for worker in pg.workers:
+        figures["bytes"] += worker.evaluate(WORKER_BYTES_JS, figures["liveAt"])
+    return figures
 
 PAGE_UPDATE_JS = """async ([texts, reps]) => {
   const el = document.querySelector("attention-view");
@@ -154,6 +167,7 @@ def main(argv=None) -> int:
 
     loads = {"page": [], "bare": []}
     updates = {}
+    load_at_start = os.getloadavg()[0]
     with sync_playwright() as pw:
         browser = launch(pw)
         version = browser.version
@@ -165,11 +179,11 @@ def main(argv=None) -> int:
                     pg.goto(page_url)
                     pg.wait_for_selector("attention-view[data-status=live]", state="attached", timeout=120_000)
                     pg.wait_for_timeout(100)  # let the first-row mark's animation frame fire
-                    loads[kind].append(pg.evaluate(LOAD_JS, ["attention-view:live", "attention-view:first-row"]))
+                    loads[kind].append(load_figures(pg, "attention-view:live", "attention-view:first-row"))
                 else:
                     pg.goto(bare_url)
                     pg.wait_for_selector("html[data-ready]", state="attached", timeout=120_000)
-                    loads[kind].append(pg.evaluate(LOAD_JS, ["bare:first-result", None]))
+                    loads[kind].append(load_figures(pg, "bare:first-result", None))
                 context.close()
 
         # Repeat visits: one context per page, visited once, then reloaded.
@@ -192,7 +206,7 @@ def main(argv=None) -> int:
                     pg.wait_for_selector("html[data-ready]", state="attached", timeout=120_000)
                     mark = "bare:first-result"
                 if i > 0:
-                    warm[kind].append(pg.evaluate(LOAD_JS, [mark, None]))
+                    warm[kind].append(load_figures(pg, mark, None))
             if kind == "page":
                 served = pg.evaluate("""() => performance.getEntriesByType("resource")
                     .filter((r) => r.name.endsWith(".wasm")).map((r) => r.workerStart > 0)""")
@@ -241,9 +255,9 @@ def main(argv=None) -> int:
          pm["bytes"] / bm["bytes"], "≤ 1.05"),
         ("first attention row visible", f"{pm['first']:.0f} ms", f"{bm['live']:.0f} ms (first result)",
          pm["first"] / bm["live"], "≤ 0.35"),
-        ("live model ready", f"{pm['live']:.0f} ms", f"{bm['live']:.0f} ms", pm["live"] / bm["live"], "≤ 1.1"),
+        ("live model ready", f"{pm['live']:.0f} ms", f"{bm['live']:.0f} ms", pm["live"] / bm["live"], "≤ 1.10"),
         ("live model ready, repeat visit (reload; page: offline worker, bare: HTTP cache)",
-         f"{wp:.0f} ms", f"{wb:.0f} ms", wp / wb, "page ≤ 500 ms"),
+         f"{wp:.0f} ms", f"{wb:.0f} ms", wp / wb, "page ≤ 400 ms"),
     ]
     for n in SIZES:
         u = updates[n]
@@ -255,7 +269,8 @@ def main(argv=None) -> int:
         rows.append((f"generation step at T = {n} (pick + run + render + layout)", f"{u['generate']:.2f} ms",
                      f"{u['bare_run']:.2f} ms (run)", u["generate"] / u["bare_run"], "< 25 ms" if n == 128 else ""))
     load = os.getloadavg()[0]
-    print(f"\nChromium {version}, {os.cpu_count()} CPU cores (1-min load average at the end: {load:.2f}; "
+    print(f"\nChromium {version}, {os.cpu_count()} CPU cores (1-min load average at the start: {load_at_start:.2f}, "
+          f"at the end: {load:.2f}; "
           f"other work on the machine inflates every figure), loopback, cold context per load; "
           f"medians of {args.runs} cold loads, {args.warm} warm reloads and {args.updates} updates.\n")
     print("| measure | page | bare floor | ratio | target |")

@@ -53,9 +53,9 @@ def stage(target: Path) -> None:
         build.copy_static(Path(tmp), build.STATIC / "model")
         build.copy_vendor(Path(tmp))
         shutil.copytree(Path(tmp) / "static", assets / "embed", ignore=shutil.ignore_patterns("__pycache__"))
-    keys = build.page_params(assets / "embed")
+    keys = build.page_params()  # the widget's state schema (static/attention-view/state-schema.json)
     if not keys:
-        raise SystemExit("error: the element's STATE_KEYS list was not found under static/")
+        raise SystemExit("error: the widget's state schema lists no state keys")
     (assets / "state_keys.json").write_text(json.dumps(keys), encoding="utf-8")
     subprocess.run(["node", str(PACKAGE / "frontend" / "bundle.mjs"), str(assets / "widget.mjs")], check=True, cwd=ROOT)
 

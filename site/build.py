@@ -22,9 +22,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import posixpath
-import re
+import platform
 import shutil
+import subprocess
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -57,9 +57,22 @@ CHAPTERS = [
     {"page": "lab.html", "title": "Attention as soft lookup"},
 ]
 
-# The element's public entry (where embeds load it; its folder may be reorganised freely):
-# pages preload what it imports statically (see live_view_modules).
-ELEMENT_ENTRY = "attention-view.js"
+# The widget as one module (bundled in the built site: bundle_widget), which the public entry
+# (static/attention-view.js, where embeds load it) and the site's pages import; pages preload
+# it (_macros.html live_view_preloads).
+WIDGET_MODULE = "attention-view/widget.js"
+# The modules the build bundles in place, with esbuild's extra options for each: the widget,
+# and the scripts that import it with a module of their own (kept outside: one instance).
+BUNDLES = {
+    WIDGET_MODULE: [],
+    "attention-view/preload.js": ["--external:./widget.js"],
+    "pages/app.js": ["--external:../attention-view/widget.js"],
+}
+# The bundler's own binary, for this machine: `npm ci` installs it with the rest, and
+# site/runtime_files.py (make serve's light install) fetches it alone.
+_ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower(), platform.machine())
+BUNDLER_FILE = f"@esbuild/{platform.system().lower()}-{_ARCH}/bin/esbuild"
+ESBUILD = NODE_MODULES / BUNDLER_FILE
 
 # The site's one Content-Security-Policy (rendered into every page by _base.html; the tests and
 # the benchmark read it from the built pages). Scripts and styles only from this origin, wasm
@@ -116,26 +129,24 @@ def template_names(env: jinja2.Environment) -> list[str]:
     return sorted(n for n in env.list_templates() if is_page(n))
 
 
-def static_imports(entry: str) -> list[str]:
-    """The own modules `entry` (a path under static/) pulls in through static
-    `import ... from "./x.js"` / `"../dir/x.js"` statements, itself included, as paths relative
-    to static/. Dynamic `import()` (the export code, loaded on the first click) is left out on
-    purpose: preloading it would only compete with what the first paint needs. Vendor modules
-    are left out too (pages preload the runtime explicitly)."""
-    pattern = re.compile(r"""^\s*(?:import|export)\s[^;]*?from\s+["'](\.{1,2}/[\w./-]+\.m?js)["']""", re.MULTILINE)
-    seen: list[str] = []
-    todo = [entry]
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.append(name)
-        folder = posixpath.dirname(name)
-        for spec in pattern.findall((STATIC / name).read_text(encoding="utf-8")):
-            rel = posixpath.normpath(posixpath.join(folder, spec))
-            if not rel.startswith(("../", "vendor/")) and (STATIC / rel).is_file():
-                todo.append(rel)
-    return sorted(seen)
+def bundle_widget(out: Path) -> None:
+    """In the built site, attention-view/widget.js (the widget's composition root) becomes the
+    bundle of everything it imports: one request instead of a waterfall of ~45 modules
+    (docs/bench.md has the A/B). preload.js becomes the bundle of the two small modules it
+    starts the runtime with, and the live page's script the bundle of its own two; both still
+    import widget.js, so that there is one instance of the loader. Each is bundled in place from the copies under
+    OUT/static/, so its source map points at the unbundled modules, which stay in the site
+    beside it. The onnxruntime and tokenizer modules stay files of their own (paths.js: they
+    are loaded by URL)."""
+    if not ESBUILD.exists():
+        raise BuildError(f"{ESBUILD} is missing: run `npm ci` (or site/runtime_files.py) first")
+    for name, extra in BUNDLES.items():
+        path = out / "static" / name
+        proc = subprocess.run([str(ESBUILD), str(path), "--bundle", "--minify", "--format=esm", "--target=es2022",
+                               "--sourcemap", "--sources-content=false", f"--outfile={path}", "--allow-overwrite",
+                               "--log-level=warning", *extra], capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise BuildError(f"esbuild could not bundle {name}: {proc.stderr.strip()}")
 
 
 def make_env() -> jinja2.Environment:
@@ -149,9 +160,8 @@ def make_env() -> jinja2.Environment:
     env.globals["lab_reference"] = lab_reference
     env.globals["model_card"] = model_card
     env.globals["model_facts"] = model_facts
-    # The element's modules, so pages can preload the whole graph at once instead of
-    # discovering it import by import (see _macros.html: live_view_preloads).
-    env.globals["live_view_modules"] = [m for m in static_imports(ELEMENT_ENTRY) if m != ELEMENT_ENTRY]
+    env.globals["widget_module"] = WIDGET_MODULE
+    env.globals["view_attributes"] = view_attributes
     env.globals["chapters"] = CHAPTERS
     env.globals["csp"] = CSP
     return env
@@ -192,25 +202,33 @@ def copy_vendor(out: Path) -> None:
         shutil.copy2(src, vendor / src.name)
 
 
-STATE_KEYS = re.compile(r"export\s+const\s+STATE_KEYS\s*=\s*\[([^\]]*)\]")
+# The widget's state keys as its schema (static/attention-view/core/state.js SCHEMA) writes them:
+# `make schema` regenerates it, and a test fails when it is out of date.
+STATE_SCHEMA = STATIC / "attention-view" / "state-schema.json"
 
 
-def page_params(static: Path) -> list[str]:
-    """The view settings pages read from their query string: the widget's one list of state
-    keys (`export const STATE_KEYS = [...]` in its state module, wherever that lives). The
+@lru_cache(maxsize=1)
+def state_keys() -> list[str]:
+    """The widget's state keys, in its schema's order."""
+    return [k["key"] for k in json.loads(STATE_SCHEMA.read_text(encoding="utf-8"))["keys"]]
+
+
+def page_params() -> list[str]:
+    """The view settings pages read from their query string: the widget's state keys. The
     worker answers a page with these parameters from its cache, and sends any other query to
     the network."""
-    found = []
-    for path in sorted(static.rglob("*.js")):
-        if "vendor" in path.relative_to(static).parts:
-            continue
-        for match in STATE_KEYS.finditer(path.read_text(encoding="utf-8")):
-            found.append(re.findall(r"""["']([\w-]+)["']""", match.group(1)))
-    if len(found) != 1:
-        print(f"warning: {len(found)} STATE_KEYS lists under {static}; pages with a query string "
-              "will not be served offline", file=sys.stderr)
-        return []
-    return found[0]
+    return state_keys()
+
+
+def view_attributes(values: dict, id=None, src=None) -> list[tuple[str, object]]:
+    """The attributes of one <attention-view> (the macro in _macros.html): `id`, the state keys
+    given in `values` in the schema's order, then `src`; None writes nothing. A key that is no
+    state key fails the build (a typo would otherwise vanish from the page)."""
+    unknown = sorted(set(values) - set(state_keys()))
+    if unknown:
+        raise BuildError(f"attention_view() got {', '.join(unknown)}: not a state key ({', '.join(state_keys())})")
+    pairs = [("id", id), *((k, values.get(k)) for k in state_keys()), ("src", src)]
+    return [(name, value) for name, value in pairs if value is not None]
 
 
 def manifest(out: Path) -> dict:
@@ -222,7 +240,7 @@ def manifest(out: Path) -> dict:
         if name != SERVICE_WORKER and not name.startswith("."):
             files[name] = hashlib.sha256(path.read_bytes()).hexdigest()
     digest = hashlib.sha256("".join(f"{name}\0{sha}\n" for name, sha in files.items()).encode())
-    return {"version": digest.hexdigest()[:16], "files": files, "params": page_params(out / "static")}
+    return {"version": digest.hexdigest()[:16], "files": files, "params": page_params()}
 
 
 def write_service_worker(out: Path) -> dict:
@@ -257,11 +275,13 @@ def clear_output(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
 
 
-def build(out: Path, model_dir: Path = STATIC / "model") -> list[str]:
+def build(out: Path, model_dir: Path = STATIC / "model", bundle: bool = True) -> list[str]:
     meta = load_meta(model_dir)
     clear_output(out)
     copy_static(out, model_dir)
     copy_vendor(out)
+    if bundle:
+        bundle_widget(out)
     pages = render(out, meta)
     write_service_worker(out)  # last: it lists and hashes everything the steps above wrote
     return pages
@@ -273,6 +293,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--model", type=Path, default=STATIC / "model",
         help="folder with model.onnx, tokenizer.json, meta.json, golden.json (default static/model/)",
+    )
+    parser.add_argument(
+        "--no-bundle", action="store_true",
+        help="serve the widget's modules as they are in static/ (for development; slower to start)",
     )
     parser.add_argument(
         "--manifest-only", action="store_true",
@@ -287,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.out / SERVICE_WORKER}: version {data['version']}, {len(data['files'])} files")
         return 0
     try:
-        pages = build(args.out, args.model)
+        pages = build(args.out, args.model, bundle=not args.no_bundle)
     except BuildError as err:
         print(f"build failed: {err}", file=sys.stderr)
         return 1

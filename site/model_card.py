@@ -12,13 +12,17 @@ Imported by site/build.py, which puts site/ on the import path (build.py is a sc
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from urllib.parse import quote
 
 from model_charts import curve, grouped, quality
 from model_facts import counted, token_text
 
-# The live page's permalink keys, in the order static/attention-view/state.js STATE_KEYS writes them.
-HASH_KEYS = ("text", "token", "layer", "head", "view")
+# The widget's state keys (its schema, static/attention-view/core/state.js SCHEMA, written out by
+# `make schema`): the live page's permalink writes them in this order.
+STATE_SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "static" / "attention-view" / "state-schema.json")
+                          .read_text(encoding="utf-8"))["keys"]
 
 SHA_PREFIX = 12
 
@@ -35,11 +39,22 @@ def sha_prefix(sha: str | None) -> str | None:
     return sha[:SHA_PREFIX] if sha else None
 
 
+def to_hash(state: dict) -> str:
+    """The live page's fragment for a state, as state.js toHash writes it: the keys that have a
+    value, in the schema's order, a choice left at its default left out, spaces as %20."""
+    parts = []
+    for k in STATE_SCHEMA:
+        value = state.get(k["key"])
+        if value is None or (k["type"] == "choice" and value == k["omitted"]):
+            continue
+        parts.append(f"{k['key']}={quote(str(value), safe='')}")
+    return "#" + "&".join(parts)
+
+
 def permalink_hash(text: str, token: int, layer: int, head: int, view: str = "head") -> str:
-    """The live page's fragment for a view, as state.js toHash writes it (URLSearchParams,
-    spaces as %20): "#text=The%20Queen&token=6&layer=2&head=3&view=head"."""
-    values = {"text": text, "token": token, "layer": layer, "head": head, "view": view}
-    return "#" + "&".join(f"{k}={quote(str(values[k]), safe='')}" for k in HASH_KEYS)
+    """The live page's fragment for one head's view of a sentence:
+    "#text=The%20Queen&token=6&layer=2&head=3&view=head"."""
+    return to_hash({"text": text, "token": token, "layer": layer, "head": head, "view": view})
 
 
 # --- the parts of the card ------------------------------------------------------------------

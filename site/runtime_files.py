@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The browser runtime files the site copies (build.py VENDOR_FILES), without `npm ci`: `make serve`
+"""The browser runtime files the site copies (build.py VENDOR_FILES) and the bundler it makes the
+widget's one module with (build.py BUNDLER_FILE), without `npm ci`: `make serve`
 needs four files of onnxruntime-web and the tokenizer (~14 MB), not the 149 MB that a full install
 of their packages and dependencies takes (the tests need those; `make test` runs `npm ci`).
 
@@ -21,7 +22,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from build import NODE_MODULES, ROOT, VENDOR_FILES
+from build import BUNDLER_FILE, NODE_MODULES, ROOT, VENDOR_FILES
 
 MARKER = NODE_MODULES / ".runtime"
 
@@ -55,12 +56,14 @@ def fetch(name: str, lock: dict, files: list[str], into: Path, tmp: Path) -> Non
 def main() -> int:
     lock = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))
     wanted: dict[str, list[str]] = {}
-    for rel in VENDOR_FILES:
+    # The runtime files, and the bundler build.py makes the widget's one module with.
+    for rel in [*VENDOR_FILES, BUNDLER_FILE]:
         name, inner = package_of(rel)
         wanted.setdefault(name, []).append(inner)
     with tempfile.TemporaryDirectory() as tmp:
         for name, files in wanted.items():
             fetch(name, lock, files, NODE_MODULES, Path(tmp))
+    (NODE_MODULES / BUNDLER_FILE).chmod(0o755)
     MARKER.touch()
     size = sum((NODE_MODULES / rel).stat().st_size for rel in VENDOR_FILES)
     print(f"runtime files: {len(VENDOR_FILES)} files, {size / 1e6:.1f} MB in {NODE_MODULES}")

@@ -113,7 +113,7 @@ def test_lazy_widget_downloads_nothing_until_scrolled_into_view(page, host, refe
     page.on("request", lambda r: requests.append(r.url))
     page.goto(url)
     page.wait_for_load_state("networkidle")  # every module has arrived; nothing more is coming
-    assert any(u.endswith("/assets/static/attention-view/element.js") for u in requests)  # the script did load
+    assert any(u.endswith("/assets/static/attention-view/widget.js") for u in requests)  # the script did load
     assert [u for u in requests if u.endswith(MODEL_FILES)] == []
     assert page.get_attribute("#lazy", "data-status") is None
     assert page.evaluate("document.querySelector('#lazy').shadowRoot") is None

@@ -22,7 +22,7 @@ from helpers import ROOT
 
 TOL = 1e-9
 MATH_JS = ROOT / "static" / "lab" / "math.js"
-RNG_JS = ROOT / "static" / "lab" / "rng.js"
+RNG_JS = ROOT / "static" / "shared" / "rng.js"
 
 # Runs in Node; argv[1] is math.js's file URL, the inputs arrive on stdin.
 NODE_SCRIPT = r"""

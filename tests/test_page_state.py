@@ -17,7 +17,7 @@ META = {
 
 STATE_JS = """
 import { readFileSync } from "node:fs";
-const S = await import(process.cwd() + "/static/attention-view/state.js");
+const S = { ...(await import(process.cwd() + "/static/attention-view/core/state.js")), ...(await import(process.cwd() + "/static/attention-view/core/actions.js")) };
 const { meta } = JSON.parse(readFileSync(0, "utf8"));
 const none = { text: null, token: null, layer: null, head: null, view: null };
 const dims = { count: 7, nLayer: 2, nHead: 4 };
@@ -56,7 +56,7 @@ out.hash = S.toHash(hostile);
 out.back = S.fromHash(out.hash);
 out.emptyHash = S.fromHash("");
 out.attrs = S.toAttributes({ ...hostile, token: null });
-const W = await import(process.cwd() + "/static/attention-view/words.js");
+const W = await import(process.cwd() + "/static/attention-view/model/words.js");
 const labels = [" The", " Dor", "mouse", " said", ",", ' "', "Off", " said", "!", " 12", "\u00e9", ""].map((text) => ({ text }));
 const words = W.wordsOf(labels);
 out.words = words.list.map((w) => [w.first, w.last, w.text]);
@@ -127,9 +127,11 @@ def test_hash_round_trip(state):
 
 VIEWS_JS = """
 import { readFileSync } from "node:fs";
-const V = await import(process.cwd() + "/static/attention-view/readouts.js");
+const V = await import(process.cwd() + "/static/attention-view/readouts/readouts.js");
+const { AttentionTensor } = await import(process.cwd() + "/static/attention-view/model/attention.js");
 const { T, attention, logits, vocab } = JSON.parse(readFileSync(0, "utf8"));
-const out = { T, L: 2, H: 2, attention: Float32Array.from(attention), scores: new Float32Array(attention.length) };
+const tensor = (data) => new AttentionTensor(data, 2, 2, T);
+const out = { T, L: 2, H: 2, attention: tensor(Float32Array.from(attention)), scores: tensor(new Float32Array(attention.length)) };
 const r = {
   avg: Array.from(V.averageMatrix(out, 1)),
   roll: Array.from(V.rolloutMatrix(out, 1)),

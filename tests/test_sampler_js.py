@@ -1,4 +1,4 @@
-"""static/attention-view/sampler.js under Node: the seeded stream is integer arithmetic (a Python
+"""static/attention-view/model/sampler.js under Node: the seeded stream is integer arithmetic (a Python
 re-implementation, attention_live.sampler, gives the very same draws), the picks follow the documented order of
 operations (the same spec written in Python picks the same tokens from the same float32 logits),
 and every bad setting gets its one clear message. The browser tests cover generation itself."""
@@ -16,7 +16,7 @@ M32 = 0xFFFFFFFF
 
 SAMPLER_JS = """
 import { readFileSync } from "node:fs";
-const S = await import(process.cwd() + "/static/attention-view/sampler.js");
+const S = await import(process.cwd() + "/static/attention-view/model/sampler.js");
 const d = JSON.parse(readFileSync(0, "utf8"));
 const out = {};
 out.streams = d.seeds.map((seed) => { const u = S.uniformStream(seed); return Array.from({ length: 50 }, u); });

@@ -7,11 +7,13 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import posixpath
 import re
 import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -97,10 +99,20 @@ def test_vendor_files_are_the_node_modules_ones(built_site):
 
 
 def test_static_and_model_files_are_copied(built_site):
+    # Every file as it is, but those the build bundles in place (site/build.py BUNDLES).
+    bundled = {Path(name) for name in load_build().BUNDLES}
+    assert Path("attention-view/widget.js") in bundled
     for src in (ROOT / "static").rglob("*"):
         if src.is_file() and "__pycache__" not in src.parts:
             rel = src.relative_to(ROOT / "static")
-            assert (built_site / "static" / rel).read_bytes() == src.read_bytes(), rel
+            if rel not in bundled:
+                assert (built_site / "static" / rel).read_bytes() == src.read_bytes(), rel
+    for rel in bundled:
+        bundle = (built_site / "static" / rel).read_text(encoding="utf-8")
+        # Self-contained, but for the one shared instance of the widget.
+        assert static_imports(built_site / "static", rel.as_posix()) <= {rel.as_posix(), "attention-view/widget.js"}
+        assert bundle.rstrip().endswith(f"//# sourceMappingURL={rel.name}.map")
+        assert (built_site / "static" / f"{rel}.map").is_file()
     for name in ("model.onnx", "tokenizer.json", "meta.json", "golden.json"):
         assert (built_site / "static" / "model" / name).is_file()
 
@@ -197,17 +209,36 @@ def test_chapters_are_in_the_header_and_linked_in_order(built_site):
     assert 'class="embed-full"' in embed
 
 
+STATIC_IMPORT = re.compile(r"""(?:^|[;}\s])(?:import|export)\s*[^;()]*?from\s*["'](\.{1,2}/[\w./-]+\.m?js)["']""", re.MULTILINE)
+
+
+def static_imports(static: Path, entry: str) -> set[str]:
+    """The own modules `entry` (a path under a built static/) pulls in through static imports,
+    itself included; vendor modules are left out (pages preload the runtime explicitly)."""
+    seen, todo = set(), [entry]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for spec in STATIC_IMPORT.findall((static / name).read_text(encoding="utf-8")):
+            rel = posixpath.normpath(posixpath.join(posixpath.dirname(name), spec))
+            if not rel.startswith(("../", "vendor/")) and (static / rel).is_file():
+                todo.append(rel)
+    return seen
+
+
 def test_preloads_are_the_elements_static_imports(built_site):
-    """Pages preload what the element's public entry imports up front (found by following its
-    static imports, wherever its modules live), and not the code it loads later with a dynamic
-    import() (which would compete with the first paint)."""
-    build = load_build()
+    """Pages preload what the element's public entry imports up front in the built site (found
+    by following its static imports: the widget is one bundled module there), and not the code
+    it loads later with a dynamic import() (which would compete with the first paint)."""
     html = (built_site / "index.html").read_text(encoding="utf-8")
     preloaded = set(re.findall(r'rel="modulepreload" href="static/([\w/.-]+\.js)"', html))
-    graph = set(build.static_imports(build.ELEMENT_ENTRY))
-    assert preloaded == graph - {build.ELEMENT_ENTRY}
-    assert len(preloaded) >= 3
     static = built_site / "static"
+    graph = static_imports(static, "attention-view.js")
+    assert preloaded == graph - {"attention-view.js"}
+    # The whole widget in one module: nothing of it is discovered import by import.
+    assert preloaded == {"attention-view/widget.js"}
     lazy = set()
     for name in graph:
         assert (static / name).is_file(), name

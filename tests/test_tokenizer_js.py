@@ -16,7 +16,7 @@ from helpers import HOSTILE_STRINGS
 ENCODE_JS = """
 import { readFileSync } from "node:fs";
 const { Tokenizer } = await import(process.cwd() + "/node_modules/@huggingface/tokenizers/dist/tokenizers.min.mjs");
-const { labelTokens } = await import(process.cwd() + "/static/attention-view/token-labels.js");
+const { labelTokens } = await import(process.cwd() + "/static/attention-view/model/token-labels.js");
 const { texts, tokenizer } = JSON.parse(readFileSync(0, "utf8"));
 const tok = new Tokenizer(JSON.parse(readFileSync(tokenizer, "utf8")), {});
 const out = texts.map((t) => {

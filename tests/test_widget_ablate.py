@@ -233,13 +233,13 @@ def test_ablate_rides_in_the_permalink_the_embed_params_and_the_embed_code(view,
 
 ABLATION_JS = """
 import { readFileSync } from "node:fs";
-const A = await import(process.cwd() + "/static/attention-view/ablation.js");
+const A = await import(process.cwd() + "/static/attention-view/model/head-set.js");
 const cfg = { n_layer: 2, n_head: 4 };
 const meta = { config: cfg };
 const out = {};
 out.parsed = ["1.2 2.3", "2.3,1.2 1.2", "", null, "3.1 1.9 x 1.2", "01.2"].map((v) => A.parseAblate(v, cfg));
 out.toggles = [A.toggleHead(null, 1, 2, cfg), A.toggleHead("1.2", 1, 2, cfg), A.toggleHead("2.4", 1, 1, cfg)];
-out.masks = [null, "1.2 2.3", "9.9"].map((a) => { const m = A.maskFor({ ablate: a }, meta); return m && Array.from(m); });
+out.masks = [null, "1.2 2.3", "9.9"].map((a) => { const m = A.maskFor(A.parseAblate(a, meta.config).heads, meta.config); return m && Array.from(m); });
 out.format = [A.formatAblate([]), A.formatAblate([[1, 1], [2, 4]])];
 process.stdout.write(JSON.stringify(out));
 """

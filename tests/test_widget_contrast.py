@@ -28,7 +28,7 @@ def relative_level(w: float, q: int) -> float:
 
 
 def table(page) -> np.ndarray:
-    return np.array(page.evaluate('async () => (await import("/static/attention-view/palette.js")).TABLE'))
+    return np.array(page.evaluate('async () => (await import("/static/attention-view/readouts/palette.js")).TABLE'))
 
 
 def stepped_candidates(tab, t: float) -> set:

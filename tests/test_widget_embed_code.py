@@ -4,6 +4,7 @@ a jinja2 macro call that, pasted into a fresh page, reproduce the view on screen
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 import pytest
@@ -75,7 +76,12 @@ def test_snippets_reproduce_the_view(browser, server):
         from jinja2 import Environment, FileSystemLoader
 
         env = Environment(loader=FileSystemLoader(str(ROOT / "site" / "templates")), autoescape=True)
-        env.globals["live_view_modules"] = []
+        # The macro's attributes come from the widget's state schema, through site/build.py.
+        spec = importlib.util.spec_from_file_location("site_build", ROOT / "site" / "build.py")
+        build = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(build)
+        env.globals["widget_module"] = build.WIDGET_MODULE
+        env.globals["view_attributes"] = build.view_attributes
         html = env.from_string('{% from "_macros.html" import attention_view, attention_view_head %}'
                                "<!doctype html><html><head><meta charset='utf-8'>{{ attention_view_head(root) }}</head>"
                                "<body>" + code["jinja"] + "</body></html>").render(root=f"{url}/")

@@ -92,7 +92,7 @@ def test_rollout_row_matches_an_independent_rollout(wpage, faults, reference, la
 
 
 def palette(page) -> np.ndarray:
-    return np.array(page.evaluate('async () => (await import("/static/attention-view/palette.js")).TABLE'))
+    return np.array(page.evaluate('async () => (await import("/static/attention-view/readouts/palette.js")).TABLE'))
 
 
 def colour_ok(table: np.ndarray, rgb, w: float) -> bool:

@@ -21,7 +21,7 @@ LONG = synthetic_text(40, seed=5)  # more than n_ctx tokens: the view keeps the 
 
 # The element's own model (loadModel shares one per folder), asked for logits directly.
 MODEL_RUN_JS = """async ([ids, positions]) => {
-  const { loadModel } = await import("./static/attention-view/model-loader.js");
+  const { loadModel } = await import("./static/attention-view/model/loader.js");
   const model = await loadModel(document.querySelector("attention-view").src);
   const out = await model.run(ids, null, positions);
   return { inputs: model.session.inputNames,

@@ -11,9 +11,8 @@
 import * as ort from "onnxruntime-web/wasm";
 import * as tokenizers from "@huggingface/tokenizers";
 import SHEET from "attention-view-sheet";
-import { define } from "../../static/attention-view/element.js";
-import { STATE_KEYS } from "../../static/attention-view/state.js";
-import { holdFolder, holdRuntime } from "../../static/attention-view/held-files.js";
+import { define, STATE_KEYS } from "../../static/attention-view/widget.js";
+import { holdFolder, holdRuntime } from "../../static/attention-view/model/held-files.js";
 
 // Shared by every module instance on the page: what was asked of a kernel, by content hash.
 const shared = (globalThis[Symbol.for("attention-live.notebook")] ??= { asked: new Map() });

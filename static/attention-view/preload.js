@@ -1,11 +1,16 @@
-// Optional head script for pages whose first <attention-view> is visible at once: starts the
-// runtime, its wasm compile and the model download before the element's own modules have
-// even arrived. Load it with <script type="module" async src=".../attention-view/preload.js">.
-// The element later asks the loader for the same folder and gets this very load (one fetch,
-// one session). Pages whose views are all loading="lazy" should leave it out.
+// @ts-check
+// Optional head script for pages whose first <attention-view> is visible at once. It starts
+// onnxruntime's wasm download and compile first, from two small modules (runtime.js and
+// paths.js), before the widget's own module has even arrived: that compile is the longest
+// part of a cold start. The runtime's module is one instance per URL, and its started backend
+// is shared by every session, so the widget's loader, arriving a moment later, finds it under
+// way. Then it asks the widget's loader for the model, and the element later gets this very
+// load (one fetch, one session). Load it with
+//   <script type="module" async src=".../attention-view/preload.js">
+// Pages whose views are all loading="lazy" should leave it out.
 
-import { folderURL, loadModel } from "./model-loader.js";
+import { loadRuntime } from "./model/runtime.js";
 
-loadModel(folderURL("../model/", import.meta.url)).catch(() => {
-  // The element retries and reports; an early failure here must not become a page error.
-});
+// Early failures here must not become page errors: the element retries and reports.
+loadRuntime().catch(() => {});
+import("./widget.js").then(({ loadModel, MODEL_FOLDER }) => loadModel(MODEL_FOLDER)).catch(() => {});

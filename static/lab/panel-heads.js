@@ -1,6 +1,6 @@
 // Section 5: two heads on the same world, concatenated and mixed by W_o.
 import { multiHead, shape } from "./math.js";
-import { seededNormal } from "./rng.js";
+import { seededNormal } from "../shared/rng.js";
 import { byId, setBarList, setText, vec } from "./dom.js";
 
 function randomMatrix(rows, cols, scale, normal) {

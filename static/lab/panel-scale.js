@@ -1,6 +1,6 @@
 // Section 2: the variance of q.k grows with d_k, and unscaled scores saturate.
 import { dotVariance, randomLogits, saturation } from "./math.js";
-import { seededNormal } from "./rng.js";
+import { seededNormal } from "../shared/rng.js";
 import { byId, f4, setBarList, setText, throttled } from "./dom.js";
 
 const N_KEYS = 13;

@@ -1,11 +1,11 @@
+// @ts-check
 // The live page: keeps the URL fragment and the <attention-view> in step, so a view can be
 // shared as a link and back/forward walk through what the reader pinned.
 
-import { define } from "../attention-view/element.js";
-import { STATE_KEYS, fromHash, toHash } from "../attention-view/state.js";
+import { define, STATE_KEYS, fromHash, toHash } from "../attention-view/widget.js";
 import { continuationLink, replay, isReplaying } from "./continue-link.js";
 
-const view = document.querySelector("attention-view");
+const view = /** @type {HTMLElement & {ready: Promise<any>, result: any}} */ (document.querySelector("attention-view"));
 const TYPING_PAUSE_MS = 400;
 // Before the view has computed a long text (so what it shows is not known yet), a link keeps
 // at most this many of its last characters; then exactly the shown part.
@@ -55,6 +55,7 @@ async function linkState(detail) {
 // Typing writes the URL once per pause, not per key: keystrokes stay tokenize + run + draw,
 // and one burst of typing is one history entry. Pins and head choices get their own entries.
 let pending = null;
+/** @type {string|false} the burst ("typing", "generate") the history entry being replaced belongs to */
 let typingEntry = false;
 let writes = 0;
 
@@ -68,7 +69,7 @@ async function write(detail, push) {
   else history.replaceState(null, "", hash);
 }
 
-view.addEventListener("change", (event) => {
+view.addEventListener("change", (/** @type {CustomEvent} */ event) => {
   const { detail } = event;
   if (detail.action === "generate" && isReplaying()) return; // the link being written again stays
   clearTimeout(pending);

@@ -1,15 +1,13 @@
+// @ts-check
 // Chapter 1's live sentences. The model is small and fuzzy, so the page never states what a
 // head does: each <span class="live" data-claim=NAME data-for=VIEW-ID> is written here from
 // that view's `result`, and rewritten whenever the reader changes the view (or types).
 // Sentences are built from numbers and token names and set with textContent only.
 
 import "../attention-view.js";
-import { viewData } from "../attention-view/export-scene.js";
-import { ranked, spread, wholePercent, viewName } from "../attention-view/readouts.js";
-import { positionScheme } from "../attention-view/math-panel.js";
-import { loadMeta } from "../attention-view/model-loader.js";
+import { viewData, ranked, spread, wholePercent, viewName, positionScheme, loadMeta } from "../attention-view/widget.js";
 
-const dHead = Number(document.querySelector("[data-d-head]")?.dataset.dHead);
+const dHead = Number(/** @type {HTMLElement|null} */ (document.querySelector("[data-d-head]"))?.dataset.dHead);
 
 const quote = (name) => `\u00ab${name}\u00bb`;
 const plural = (n, word) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
@@ -119,7 +117,7 @@ const CLAIMS = {
 };
 
 function watch(view) {
-  const spans = document.querySelectorAll(`.live[data-for="${view.id}"]`);
+  const spans = /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(`.live[data-for="${view.id}"]`));
   if (!spans.length) return;
   const fill = async () => {
     const r = view.result;

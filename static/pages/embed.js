@@ -1,11 +1,11 @@
+// @ts-check
 // The iframe embed page (embed.html): reads the view from the query string, e.g.
 //   embed.html?text=The%20cat%20sat&layer=2&head=3&token=-1&view=average
 // and keeps the "open in full page" link pointing at the same view on the live page.
 // Parameters become attributes before the element is defined, so it starts on them (no flash
 // of the default sentence), and setAttribute keeps any text a plain string, never markup.
 
-import { define } from "../attention-view/element.js";
-import { STATE_KEYS, toHash } from "../attention-view/state.js";
+import { define, STATE_KEYS, toHash } from "../attention-view/widget.js";
 
 const view = document.querySelector("attention-view");
 const params = new URLSearchParams(location.search);

@@ -1,0 +1,244 @@
+// @ts-check
+// What the view shows, as plain data and pure functions (no DOM, no model), so the rules for
+// pinning, hovering, cycling heads and permalinks can be tested on their own.
+//
+// The element's attributes are the single source of truth for the pinned state. SCHEMA below
+// is the one list of its keys: the element's attributes and properties, the permalink, the
+// iframe's query, "Copy embed code", the jinja2 macro, the model card's links and the offline
+// worker's page parameters all derive from it (the Python side reads ../state-schema.json, which
+// `make schema` writes from this table). `resolve` turns attribute strings (plus meta.json's
+// defaults) into the resolved state, and `reduce` turns a user action into the next state,
+// which the element writes back to its attributes.
+
+import { wordsOf, findWord } from "../model/words.js";
+import { parseAblate } from "../model/head-set.js";
+
+export const VIEWS = ["head", "average", "rollout"];
+
+/**
+ * How weights become colours (palette.js `level`): "share" = the weight itself, 0–100%;
+ * "relative" = the weight ÷ the row's even share 1/(q+1), on a log scale. Typical rows peak
+ * at 20–30%, which the share scale paints as a wall of dark purple; relative shows contrast.
+ */
+export const SCALES = ["share", "relative"];
+
+/**
+ * @typedef {Object} Meta  the model folder's meta.json (docs/model-files.md); the fields read here
+ * @property {{n_layer: number, n_head: number, n_ctx: number, vocab_size: number, d_model: number, d_head?: number}} config
+ * @property {{text: string, token?: number, layer?: number, head?: number, view?: string}} [default]
+ * @property {any[]} [heads]
+ * @property {any} [head_definitions]
+ * @property {any} [positions]
+ * @property {Object<string, {bytes?: number, sha256?: string}>} [files]
+ */
+
+/**
+ * The resolved state: every key of SCHEMA, plus `preview` (the hovered token, never an
+ * attribute) and `off` (`ablate` read once: the heads switched off and what was malformed).
+ * @typedef {Object} State
+ * @property {string} text
+ * @property {number|string|null} token  null: follow the last token; a number: an index (negative
+ *   from the end); a string: a word spec ("said#2", words.js)
+ * @property {number} layer  1-based
+ * @property {number} head  1-based
+ * @property {"head"|"average"|"rollout"} view
+ * @property {"share"|"relative"} scale
+ * @property {string|null} ablate  canonical "1.2 2.3", null when every head is on
+ * @property {string|null} compare  compare mode's second text; null = compare mode off
+ * @property {string|null} temperature  Continue's settings, as written (sampler.js checks them)
+ * @property {string|null} topk
+ * @property {string|null} seed
+ * @property {number|null} preview
+ * @property {import("../model/head-set.js").Ablation} off
+ */
+
+function toInt(value) {
+  if (value === null || value === undefined || value === "") return null;
+  const n = Number(value);
+  return Number.isInteger(n) ? n : null;
+}
+
+export function clamp(n, lo, hi) {
+  return Math.min(hi, Math.max(lo, n));
+}
+
+const asString = (v) => (v === null || v === undefined ? null : String(v));
+
+/**
+ * One state key. `parse(attribute, attrs, meta)` gives the resolved value from the attribute
+ * string (null when absent); `format(value)` the attribute string (null: no attribute).
+ * `property` is the element's property; `live` says whether it answers the resolved value once
+ * meta.json is in (else the attribute as written); `initial` is what it answers before.
+ * `fallback` is the value an absent key means when meta.json has no default (null: none).
+ * @typedef {Object} StateKey
+ * @property {string} key
+ * @property {string} property
+ * @property {"text"|"token"|"index"|"choice"|"heads"|"setting"} type
+ * @property {string|number|null} fallback
+ * @property {string[]} [choices]
+ * @property {boolean} live
+ * @property {(attr: string|null) => any} initial
+ * @property {(attr: string|null, attrs: Object<string, string|null>, meta: Meta) => any} parse
+ * @property {(value: any) => string|null} format
+ * @property {string} doc
+ */
+
+/** @type {StateKey[]} */
+export const SCHEMA = [
+  {
+    key: "text", property: "text", type: "text", fallback: "", live: true, initial: (a) => a,
+    parse: (a, _, meta) => a ?? meta.default?.text ?? "",
+    format: asString, doc: "the text the model reads (its last n_ctx tokens)",
+  },
+  {
+    key: "token", property: "token", type: "token", fallback: null, live: true, initial: toInt,
+    // Null follows the last token; meta.json's default token only goes with its default text.
+    parse: (a, attrs, meta) => {
+      const n = toInt(a);
+      if (n !== null) return n;
+      if (typeof a === "string" && a.trim() !== "") return a;
+      const isDefaultText = attrs.text === null || attrs.text === undefined || attrs.text === meta.default?.text;
+      return isDefaultText && Number.isInteger(meta.default?.token) ? meta.default.token : null;
+    },
+    format: asString, doc: "the pinned token: a 0-based index (negative from the end) or a word (\"said#2\")",
+  },
+  {
+    key: "layer", property: "layer", type: "index", fallback: 1, live: true, initial: toInt,
+    parse: (a, _, meta) => clamp(toInt(a) ?? meta.default?.layer ?? 1, 1, meta.config.n_layer),
+    format: asString, doc: "1-based layer",
+  },
+  {
+    key: "head", property: "head", type: "index", fallback: 1, live: true, initial: toInt,
+    parse: (a, _, meta) => clamp(toInt(a) ?? meta.default?.head ?? 1, 1, meta.config.n_head),
+    format: asString, doc: "1-based head",
+  },
+  {
+    key: "view", property: "view", type: "choice", choices: VIEWS, fallback: "head", live: true, initial: (a) => a,
+    parse: (a, _, meta) => (VIEWS.includes(a) ? a : VIEWS.includes(meta.default?.view) ? meta.default.view : "head"),
+    format: asString, doc: "one head, the layer's average, or the rollout through the layer",
+  },
+  {
+    key: "scale", property: "scale", type: "choice", choices: SCALES, fallback: "share", live: true,
+    initial: (a) => a ?? "share",
+    parse: (a) => (SCALES.includes(a) ? a : "share"),
+    // The default scale is no attribute, so links and embeds that never chose one stay as they were.
+    format: (v) => (v === "share" ? null : asString(v)), doc: "the colour scale: share of the row, or × the even share",
+  },
+  {
+    key: "ablate", property: "ablate", type: "heads", fallback: null, live: true, initial: (a) => a ?? "",
+    parse: (a, _, meta) => parseAblate(a, meta.config).text,
+    format: (v) => v || null, doc: "heads switched off, \"1.2 2.3\" (layer.head, 1-based)",
+  },
+  {
+    key: "compare", property: "compare", type: "text", fallback: null, live: true, initial: (a) => a,
+    parse: (a) => (typeof a === "string" ? a : null),
+    format: asString, doc: "compare mode's second text (\"\": on, nothing typed yet); absent: off",
+  },
+  ...[["temperature", "temperature"], ["topk", "topK"], ["seed", "seed"]].map(([key, property]) => ({
+    key, property, type: /** @type {const} */ ("setting"), fallback: null, live: false, initial: (a) => a,
+    parse: (a) => a ?? null, format: asString, doc: `Continue's ${property} (sampler.js checks it), as written`,
+  })),
+];
+
+/** The state keys in SCHEMA's order (the permalink and the iframe's query write them so). */
+export const STATE_KEYS = SCHEMA.map((k) => k.key);
+
+/** The generation settings among them (generation.js): kept as written; sampler.js checks them. */
+export const GENERATE_KEYS = SCHEMA.filter((k) => k.type === "setting").map((k) => k.key);
+
+/** What the Python side reads (../state-schema.json, written by `make schema`). */
+export function schemaJSON() {
+  return {
+    keys: SCHEMA.map((k) => ({
+      key: k.key, property: k.property, type: k.type, fallback: k.fallback,
+      ...(k.choices ? { choices: k.choices } : {}),
+      // The value a link leaves out (it is what an absent key means anyway), if any.
+      omitted: k.format(k.fallback) === null && k.fallback !== null ? k.fallback : null,
+      doc: k.doc,
+    })),
+  };
+}
+
+/**
+ * The resolved state from attribute strings (null when absent) and meta.json.
+ * `token` stays null when it should follow the last token; a number is a token index, any
+ * other string a word spec ("said", "said#2": words.js); `pinnedIndex` resolves it.
+ * @param {Object<string, string|null>} attrs
+ * @param {Meta} meta
+ * @returns {State}
+ */
+export function resolve(attrs, meta) {
+  const state = /** @type {State} */ ({});
+  for (const k of SCHEMA) state[k.key] = k.parse(attrs[k.key] ?? null, attrs, meta);
+  state.preview = null;
+  state.off = parseAblate(attrs.ablate ?? null, meta.config);
+  return state;
+}
+
+/**
+ * 0-based index of the pinned token among `count` tokens (negative counts from the end); a
+ * word spec needs the tokens' `labels` and, when the text has no such word, follows the last
+ * token as if none were set.
+ */
+export function pinnedIndex(state, count, labels = null) {
+  if (count === 0) return -1;
+  if (state.token === null) return count - 1;
+  if (typeof state.token === "string") {
+    const at = labels ? findWord(wordsOf(labels), state.token) : -1;
+    return at >= 0 && at < count ? at : count - 1;
+  }
+  const t = state.token < 0 ? count + state.token : state.token;
+  return clamp(t, 0, count - 1);
+}
+
+/** The token whose row is drawn: the hovered one while previewing, else the pinned one. */
+export function shownIndex(state, count, labels = null) {
+  if (state.preview !== null && state.preview >= 0 && state.preview < count) return state.preview;
+  return pinnedIndex(state, count, labels);
+}
+
+/** An element's resolved state, read from its attributes and parsed again only when they change. */
+export class StateReader {
+  constructor() {
+    this.key = "";
+    /** @type {Meta|null} */
+    this.meta = null;
+    /** @type {State|null} */
+    this.state = null;
+  }
+
+  /** @param {Element} host  @param {Meta} meta  @returns {State} */
+  read(host, meta) {
+    const attrs = Object.fromEntries(STATE_KEYS.map((name) => [name, host.getAttribute(name)]));
+    const key = JSON.stringify(attrs);
+    if (key !== this.key || meta !== this.meta || !this.state) Object.assign(this, { key, meta, state: resolve(attrs, meta) });
+    return this.state;
+  }
+}
+
+/** Attribute values for a state (null = remove the attribute). */
+export function toAttributes(state) {
+  return Object.fromEntries(SCHEMA.map((k) => [k.key, k.format(state[k.key] ?? null)]));
+}
+
+/** Permalink fragment for a state, e.g. "#text=The%20Queen&token=6&layer=2&head=3&view=head". */
+export function toHash(state) {
+  const params = new URLSearchParams();
+  for (const k of SCHEMA) {
+    const value = state[k.key];
+    if (value === null || value === undefined) continue;
+    if (k.type === "choice" && k.format(value) === null) continue; // the default: keep old links unchanged
+    params.set(k.key, String(value));
+  }
+  // URLSearchParams writes spaces as "+"; %20 survives being pasted into more places.
+  return "#" + params.toString().replace(/\+/g, "%20");
+}
+
+/** Attribute strings from a permalink fragment; keys that are absent come back null. */
+export function fromHash(hash) {
+  const params = new URLSearchParams(String(hash || "").replace(/^#/, ""));
+  /** @type {Object<string, string|null>} */
+  const out = {};
+  for (const key of STATE_KEYS) out[key] = params.has(key) ? params.get(key) : null;
+  return out;
+}

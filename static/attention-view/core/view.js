@@ -1,0 +1,41 @@
+// @ts-check
+// The view: what one paint shows. Built by the controller after every update from the run on
+// screen and the resolved state, and handed to every feature's paint.
+
+import { pinnedIndex, shownIndex } from "./state.js";
+
+/**
+ * @typedef {Object} View
+ * @property {import("../model/runs.js").Run} run
+ * @property {import("../model/runs.js").Outputs|null} out
+ * @property {import("../model/token-labels.js").TokenLabel[]} labels
+ * @property {string[]} names
+ * @property {import("./state.js").State} state  resolved, with `preview`
+ * @property {number} pinned  0-based, -1 without tokens
+ * @property {number} shown  the hovered token while previewing, else the pinned one
+ * @property {import("./state.js").Meta} meta
+ * @property {(id: number) => string|null} pieceOf
+ * @property {boolean} focusChip  the pin moved by keyboard: the pinned chip takes the focus
+ */
+
+/**
+ * @param {import("../model/runs.js").Run} run
+ * @param {import("./state.js").State} state
+ * @param {import("./state.js").Meta} meta
+ * @returns {View}
+ */
+export function viewOf(run, state, meta, focusChip = false) {
+  const count = run.labels.length;
+  return {
+    run,
+    out: run.out,
+    labels: run.labels,
+    names: run.names,
+    state,
+    pinned: pinnedIndex(state, count, run.labels),
+    shown: shownIndex(state, count, run.labels),
+    meta,
+    pieceOf: run.pieceOf,
+    focusChip,
+  };
+}

@@ -1,0 +1,37 @@
+// @ts-check
+// Every panel and feature of the view, each one module with one shape (core/feature.js). The
+// controller walks this list: it mounts them in this order (a feature that puts nodes into a
+// slot another one declares comes after it), updates and paints them in this order. Where each
+// one's nodes appear on screen is declared by the slots (core/skeleton.js), not by this order.
+// Adding a panel: one new module and one line here (docs/widget.md walks through one).
+
+import { row } from "./panels/row.js";
+import { rowTable } from "./panels/row-table.js";
+import { strips } from "./panels/strips.js";
+import { thumbnails } from "./panels/thumbnails.js";
+import { heatmap } from "./panels/heatmap.js";
+import { predictions } from "./panels/predictions.js";
+import { math } from "./panels/math.js";
+import { story } from "./features/story.js";
+import { compare } from "./features/compare-view.js";
+import { ablation } from "./features/ablation-view.js";
+import { generation } from "./features/generate-controls.js";
+import { exportBar } from "./share/export-bar.js";
+import { embedMenu } from "./share/embed-menu.js";
+
+/** @type {import("./core/feature.js").Feature[]} */
+export const FEATURES = [
+  row,
+  rowTable,
+  story,
+  compare,
+  exportBar,
+  embedMenu,
+  generation,
+  strips,
+  thumbnails,
+  heatmap,
+  predictions,
+  ablation,
+  math,
+];

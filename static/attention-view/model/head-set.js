@@ -1,0 +1,77 @@
+// @ts-check
+// Which heads are switched off: the `ablate` state key ("1.2 2.3": layer.head pairs, 1-based),
+// read once per state change into a sorted list, and the head_mask the ONNX graph takes for
+// it. The graph does the switching (its `head_mask` input zeroes a head's output before the
+// layer's output projection); nothing here computes any part of the model.
+
+const PAIR = /^(\d+)\.(\d+)$/;
+
+/**
+ * @typedef {Object} Ablation
+ * @property {[number, number][]} heads  the heads switched off, [layer, head] 1-based, sorted, unique
+ * @property {string|null} text  their canonical attribute form ("1.2 2.3"), null when none
+ * @property {string[]} errors  one phrase per entry that names no head of this model
+ */
+
+/**
+ * Reads an `ablate` attribute for a model with `config.n_layer` x `config.n_head` heads.
+ * Entries are separated by spaces or commas; an entry that is malformed or names a head the
+ * model does not have is left out and reported in `errors`, the rest still apply.
+ * @returns {Ablation}
+ */
+export function parseAblate(value, config) {
+  /** @type {[number, number][]} */
+  const heads = [];
+  const errors = [];
+  const seen = new Set();
+  for (const entry of String(value ?? "").split(/[\s,]+/u)) {
+    if (entry === "") continue;
+    const m = PAIR.exec(entry);
+    if (!m) {
+      errors.push(`\u201c${entry}\u201d is not a layer.head pair such as 1.2`);
+      continue;
+    }
+    const layer = Number(m[1]);
+    const head = Number(m[2]);
+    if (layer < 1 || layer > config.n_layer) {
+      errors.push(`\u201c${entry}\u201d: there is no layer ${layer} (the model has layers 1\u2013${config.n_layer})`);
+    } else if (head < 1 || head > config.n_head) {
+      errors.push(`\u201c${entry}\u201d: layer ${layer} has no head ${head} (it has heads 1\u2013${config.n_head})`);
+    } else if (!seen.has(`${layer}.${head}`)) {
+      seen.add(`${layer}.${head}`);
+      heads.push([layer, head]);
+    }
+  }
+  heads.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return { heads, text: formatAblate(heads), errors };
+}
+
+/** [[1, 2], [2, 3]] -> "1.2 2.3"; null for no heads (no attribute). */
+export function formatAblate(heads) {
+  return heads.length ? heads.map(([l, h]) => `${l}.${h}`).join(" ") : null;
+}
+
+/** The canonical `ablate` with one head switched the other way. */
+export function toggleHead(ablate, layer, head, config) {
+  const { heads } = parseAblate(ablate, config);
+  const at = heads.findIndex(([l, h]) => l === layer && h === head);
+  if (at >= 0) heads.splice(at, 1);
+  else heads.push([layer, head]);
+  return parseAblate(formatAblate(heads), config).text;
+}
+
+/**
+ * The graph's head_mask for the heads switched off: a flat, layer-major Float32Array of
+ * n_layer·n_head ones with a 0 for every head in `heads`; null when every head is on (Model.run
+ * then feeds all ones). Every caller of Model.run that should honour the switches uses this.
+ * @param {[number, number][]} heads  1-based [layer, head] pairs (parseAblate)
+ * @param {{n_layer: number, n_head: number}} config
+ */
+export function maskFor(heads, config) {
+  const { n_layer: L, n_head: H } = config;
+  if (!heads.length) return null;
+  const mask = new Float32Array(L * H).fill(1);
+  for (const [l, h] of heads) mask[(l - 1) * H + (h - 1)] = 0;
+  return mask;
+}
+

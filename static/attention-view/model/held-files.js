@@ -1,0 +1,33 @@
+// @ts-check
+// Files and runtime modules handed to the loader as bytes and objects instead of fetched: a
+// notebook widget receives the model folder and onnxruntime's wasm from its kernel (a notebook
+// front end serves no such URLs, and nothing may come from a CDN). download.js, runtime.js and
+// loader.js ask here first, and fetch only what nobody handed over.
+//
+// The store lives on globalThis: a notebook may import the widget's bundle more than once
+// (one module instance per widget), while the <attention-view> class, and so the loader it
+// uses, is the first instance's.
+
+const store = (globalThis[Symbol.for("attention-view.held-files")] ??= { folders: new Map(), runtime: {} });
+
+/** Hands over the files of `folder` (an absolute URL ending in "/"): {name: Uint8Array}. */
+export function holdFolder(folder, files) {
+  store.folders.set(folder, { ...store.folders.get(folder), ...files });
+}
+
+/** The bytes handed over for `folder + name`, or null (fetch it). */
+export function heldFile(folder, name) {
+  return store.folders.get(folder)?.[name] ?? null;
+}
+
+/**
+ * Hands over the runtime: `ort` (an onnxruntime-web module, e.g. its wasm bundle), `wasm`
+ * (the bytes of its wasm, so that it fetches none) and `tokenizers` (@huggingface/tokenizers).
+ */
+export function holdRuntime(runtime) {
+  Object.assign(store.runtime, runtime);
+}
+
+export function heldRuntime() {
+  return store.runtime;
+}

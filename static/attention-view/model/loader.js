@@ -1,0 +1,190 @@
+// @ts-check
+// Loading a model folder (meta.json, golden.json, tokenizer.json, model.onnx) and the runtime,
+// once per folder: any number of <attention-view> elements on a page share one download of
+// model.onnx and one onnxruntime session.
+//
+// Why the care: a reader on a flaky network must be able to recover with "Try again" alone.
+// - Every downloaded file is checked against the sha256 meta.json records, so a truncated,
+//   corrupted or mismatched (half-deployed) file is an error instead of wrong numbers.
+// - A failed load is forgotten, and `forget(folder)` (what a retry calls) makes the next
+//   requests bypass the HTTP cache, so a retry really asks the server again.
+// - A download that receives no byte for `downloadTimeout()` ms is aborted instead of
+//   leaving "loading…" on screen forever; bytes that do arrive are reported as progress
+//   (download.js).
+// - A failed onnxruntime start (its wasm missing, say) poisons that module instance, so the
+//   next attempt imports a fresh instance instead of reusing the memoised failure (runtime.js).
+
+import { AttentionTensor } from "./attention.js";
+import { download, verify, parseJSON } from "./download.js";
+import { loadRuntime, runtimeFailed } from "./runtime.js";
+import { heldRuntime } from "./held-files.js";
+import { VENDOR } from "../paths.js";
+
+export { downloadTimeout, setDownloadTimeout } from "./download.js";
+
+/** Progress of model downloads: `progress` events with detail {folder, loaded, total}. */
+export const loaderEvents = new EventTarget();
+
+const folders = new Map(); // folder URL -> {cache, promises: Map(key -> Promise), loaded}
+const reloaded = new Set(); // folders a retry has forgotten: their fetches skip the HTTP cache
+
+/** The model folder as an absolute URL ending in "/". */
+export function folderURL(src, base) {
+  const url = new URL(src, base);
+  if (!url.pathname.endsWith("/")) url.pathname += "/";
+  return url.href;
+}
+
+function entry(folder) {
+  let e = folders.get(folder);
+  if (!e) {
+    e = { cache: reloaded.has(folder) ? "reload" : "default", promises: new Map(), loaded: {} };
+    folders.set(folder, e);
+  }
+  return e;
+}
+
+// One promise per folder and key; a rejected one is dropped so that the next call retries.
+function once(folder, key, make) {
+  const e = entry(folder);
+  if (!e.promises.has(key)) {
+    const promise = make(e);
+    e.promises.set(key, promise);
+    promise.catch(() => e.promises.get(key) === promise && e.promises.delete(key));
+  }
+  return e.promises.get(key);
+}
+
+/**
+ * Drops everything loaded from `folder` (meta.json included: it may be the stale one), and
+ * makes every later request for it bypass the HTTP cache. Elements already holding a model
+ * keep it; the next load starts over.
+ */
+export function forget(folder) {
+  folders.delete(folder);
+  reloaded.add(folder);
+}
+
+export function loadMeta(folder) {
+  return once(folder, "meta.json", async (e) => parseJSON("meta.json", await download(folder, "meta.json", e)));
+}
+
+// A model file, downloaded and verified against meta.json (both fetched side by side).
+function verified(folder, name, e, onBytes) {
+  return Promise.all([download(folder, name, e, onBytes), loadMeta(folder)]).then(async ([bytes, meta]) => {
+    await verify(name, bytes, meta);
+    return bytes;
+  });
+}
+
+export function loadGolden(folder) {
+  return once(folder, "golden.json", async (e) => parseJSON("golden.json", await verified(folder, "golden.json", e)));
+}
+
+/** Bytes a first visit downloads for the model itself (model.onnx + tokenizer.json). */
+export function modelBytes(meta) {
+  const files = meta.files || {};
+  return ["model.onnx", "tokenizer.json"].reduce((n, f) => n + (files[f]?.bytes || 0), 0);
+}
+
+// Reports the bytes received so far of model.onnx and tokenizer.json together.
+function counter(folder, e, name) {
+  return (bytes) => {
+    e.loaded[name] = bytes;
+    const loaded = Object.values(e.loaded).reduce((a, b) => a + b, 0);
+    loaderEvents.dispatchEvent(new CustomEvent("progress", { detail: { folder, loaded } }));
+  };
+}
+
+const TOKENIZER_MODULE = `${VENDOR}tokenizers.min.mjs`;
+
+/** The folder's tokenizer (tokenizer.json through @huggingface/tokenizers), shared. */
+export function loadTokenizer(folder) {
+  return once(folder, "tokenizer", async (e) => {
+    const [{ Tokenizer }, bytes] = await Promise.all([
+      heldRuntime().tokenizers ?? import(TOKENIZER_MODULE),
+      verified(folder, "tokenizer.json", e, counter(folder, e, "tokenizer.json")),
+    ]);
+    return new Tokenizer(parseJSON("tokenizer.json", bytes), {}); // the second argument is required by 0.2.0
+  });
+}
+
+/** A loaded model: its session, tokenizer and meta.json. */
+export class Model {
+  constructor(ort, session, tokenizer, meta) {
+    this.ort = ort;
+    this.session = session;
+    this.tokenizer = tokenizer;
+    this.meta = meta;
+    this.config = meta.config;
+    /** @type {Promise<unknown>} */
+    this.queue = Promise.resolve(); // ORT allows one run at a time per session
+  }
+
+  /** Token ids and vocabulary pieces for a text (no special tokens). */
+  encode(text) {
+    if (text === "") return { ids: [], pieces: [] };
+    const enc = this.tokenizer.encode(text, { add_special_tokens: false });
+    return { ids: enc.ids, pieces: enc.tokens };
+  }
+
+  /**
+   * Runs the graph on 1 to n_ctx ids, with the heads whose `headMask` entry (layer-major,
+   * L·H values) is 0 switched off (null = every head on), computing next-token logits only at
+   * `positions` (0-based; null = every position). The output layer is about half the model's
+   * work at 128 tokens, and a view reads one or two positions (runs.js ensureLogits adds more).
+   * @returns {Promise<{T: number, L: number, H: number, V: number, mask: Float32Array|null,
+   *   rows: Map<number, Float32Array>, attention: AttentionTensor, scores: AttentionTensor}>}
+   *   ORT's flat outputs (shapes in docs/model-files.md) as tensors, not copied; `rows` maps a
+   *   position to its V logits, `mask` is the `headMask` it ran with
+   */
+  run(ids, headMask = null, positions = null) {
+    const job = this.queue.then(() => this._run(ids, headMask, positions));
+    this.queue = job.catch(() => {});
+    return job;
+  }
+
+  async _run(ids, headMask, positions) {
+    const { n_layer: L, n_head: H, vocab_size: V, n_ctx } = this.config;
+    const T = ids.length;
+    if (T < 1 || T > n_ctx) throw new Error(`the model takes 1 to ${n_ctx} tokens, not ${T}`);
+    if (headMask !== null && headMask.length !== L * H) throw new Error(`head_mask needs ${L * H} values, not ${headMask.length}`);
+    // A copy: the run keeps it (runs.js ensureLogits runs again with the same heads off).
+    const mask = headMask === null ? null : Float32Array.from(headMask);
+    const input = new this.ort.Tensor("int64", BigInt64Array.from(ids, (i) => BigInt(i)), [1, T]);
+    const feeds = { input_ids: input };
+    // A graph with switchable heads requires head_mask (a plain input: onnxruntime-web cannot
+    // feed an initializer-backed default). An older graph without it runs as before.
+    if (this.session.inputNames.includes("head_mask")) {
+      feeds.head_mask = new this.ort.Tensor("float32", mask ?? new Float32Array(L * H).fill(1), [L, H]);
+    }
+    // Likewise logit_positions; an older graph computes every position's logits.
+    let at = Array.from({ length: T }, (_, i) => i);
+    if (this.session.inputNames.includes("logit_positions")) {
+      if (positions !== null) at = [...new Set(positions)].filter((q) => Number.isInteger(q) && q >= 0 && q < T);
+      if (!at.length) at = [T - 1];
+      feeds.logit_positions = new this.ort.Tensor("int64", BigInt64Array.from(at, (i) => BigInt(i)), [at.length]);
+    }
+    const res = await this.session.run(feeds);
+    const logits = res.logits.data; // [1, at.length, V]
+    const rows = new Map(at.map((q, i) => [q, logits.subarray(i * V, (i + 1) * V)]));
+    const tensor = (name) => new AttentionTensor(/** @type {Float32Array} */ (res[name].data), L, H, T);
+    return { T, L, H, V, mask, rows, attention: tensor("attention"), scores: tensor("scores") };
+  }
+}
+
+/** The shared model for a folder (one fetch, one session), loading it on first call. */
+export function loadModel(folder) {
+  return once(folder, "model", async (e) => {
+    // The runtime starts its wasm at once (runtime.js), and the session is created the moment
+    // it and the verified model bytes are in; the tokenizer loads beside them.
+    const bytes = verified(folder, "model.onnx", e, counter(folder, e, "model.onnx"));
+    const session = Promise.all([loadRuntime(), bytes]).then(([ort, b]) =>
+      ort.InferenceSession.create(b, { executionProviders: ["wasm"], logSeverityLevel: 3 }).catch((err) => {
+        runtimeFailed(); // this instance may keep its failure: the next attempt starts afresh
+        throw err;
+      }));
+    const [ort, ready, tokenizer, meta] = await Promise.all([loadRuntime(), session, loadTokenizer(folder), loadMeta(folder)]);
+    return new Model(ort, ready, tokenizer, meta);
+  });
+}

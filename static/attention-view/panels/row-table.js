@@ -1,0 +1,55 @@
+// @ts-check
+// The row as a table, for screen readers (the chips carry the same numbers visually). It
+// trails the screen by a moment: laying out its T rows took longer than drawing everything
+// else at T = 128, and a screen reader does not read per keystroke. Its footer is the slot
+// "row-table-foot" (what the view changed: the heads switched off).
+
+import { h, setText, setHidden } from "../core/dom.js";
+import { viewRow, percent, viewName } from "../readouts/readouts.js";
+import { headRoles } from "../readouts/head-roles.js";
+import { trailing } from "../core/trailing.js";
+
+const TRAIL_MS = 150;
+
+/** @type {import("../core/feature.js").Feature} */
+export const rowTable = {
+  name: "row-table",
+  mount(slots) {
+    const caption = h("caption");
+    const body = h("tbody");
+    const table = h("table", {}, caption,
+      h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Token" }), h("th", { scope: "col", text: "Attention" }))),
+      body);
+    // Wrapped: a table grows to fit its cells, so only a box around it can be clipped to 1px.
+    slots.put("end", h("div.sr-only", {}, table));
+    slots.declare("row-table-foot", table);
+    /** @type {{tr: HTMLElement, name: HTMLElement, value: HTMLElement}[]} */
+    const rows = [];
+
+    const fill = (view) => {
+      const values = view.out ? viewRow(view.out, view.state, view.shown) : null;
+      const count = values ? view.shown + 1 : 0;
+      while (rows.length < count) {
+        const name = h("th", { scope: "row" });
+        const value = h("td");
+        const tr = h("tr", {}, name, value);
+        body.append(tr);
+        rows.push({ tr, name, value });
+      }
+      rows.forEach((r, k) => {
+        setHidden(r.tr, k >= count);
+        if (k >= count) return;
+        setText(r.name, view.names[k]);
+        setText(r.value, percent(values[k]));
+      });
+      const { state } = view;
+      const role = state.view === "head" && headRoles(view.meta).get(`${state.layer}:${state.head}`);
+      setText(caption, values
+        ? `${viewName(state)}${role ? ` (${role.label})` : ""}: attention from \u00ab${view.names[view.shown]}\u00bb to each earlier token`
+        : "No tokens");
+    };
+
+    const trail = trailing(fill, TRAIL_MS);
+    return { paint: (view) => trail.later(view) };
+  },
+};

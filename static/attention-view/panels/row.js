@@ -1,0 +1,206 @@
+// @ts-check
+// The row: one chip per token, coloured by the attention the shown token pays it, with the
+// row's title, sum, colour legend and scale buttons, and one or two sentences written from the
+// numbers. Chips are pooled and only what changed is written: this runs on every keystroke
+// (the whole update, tokenize + run + render, has to fit in a frame at 128 tokens). User text
+// only ever reaches the page through textContent. The panel's end is the slot "row-tools".
+
+import { h, setText, setHidden, setAttr } from "../core/dom.js";
+import { steppedColor, ink, gradient, level, aboveEven, RELATIVE_SPAN } from "../readouts/palette.js";
+import { chipText } from "../model/token-labels.js";
+import { viewRow, rowSum, percent, wholePercent, viewName, ranked, spread } from "../readouts/readouts.js";
+import { wordsOf } from "../model/words.js";
+
+/**
+ * One or two sentences about a row, written from its numbers only, e.g.
+ * "Layer 2, head 3: «said» puts 43% on «Alice», then 25% on «Queen». Fairly focused: …".
+ */
+export function describeRow(row, query, names, state) {
+  const who = `\u00ab${names[query]}\u00bb`;
+  const lead = viewName(state);
+  if (query === 0) return `${lead}: ${who} is the first token, so all of its attention stays on itself.`;
+  // The top three keys by name (fewer when the row has fewer), then the even share they beat.
+  const top = ranked(row, query).slice(0, 3);
+  const named = top.map((k) => `${wholePercent(row[k])} on \u00ab${names[k]}\u00bb${k === query ? " (itself)" : ""}`);
+  const list = named.length < 3 ? named.join(", then ") : `${named[0]}, then ${named[1]} and ${named[2]}`;
+  let text = `${lead}: ${who} puts ${list}`;
+  text += ` (an even split would give each of the ${query + 1} tokens ${wholePercent(1 / (query + 1))})`;
+  const s = spread(row, query);
+  const kind = s < 0.35 ? "sharply focused" : s < 0.7 ? "fairly focused" : "spread out";
+  text += `. ${kind[0].toUpperCase() + kind.slice(1)}: its entropy is ${wholePercent(s)} of a uniform row over ${query + 1} tokens.`;
+  return text;
+}
+
+/** @type {import("../core/feature.js").Feature} */
+export const row = {
+  name: "row",
+  mount(slots, ctx) {
+    const title = h("h3.panel-title");
+    const box = h("div.chips", {
+      role: "group",
+      "aria-label": "Tokens. Left and right arrows move the pinned token; H cycles heads; L layers; V views.",
+    });
+    const sum = h("span.sum");
+    const low = h("span.legend-end");
+    const high = h("span.legend-end");
+    const bar = h("span.legend-bar");
+    bar.style.backgroundImage = gradient();
+    const legend = h("span.legend", {}, low, bar, high);
+    // The colour scale (state.js SCALES): two toggle buttons, the pressed one is the scale shown.
+    const scaleButtons = [["share", "share of row"], ["relative", "\u00d7 even share"]].map(([scale, text]) =>
+      h("button.scale-button", { type: "button", "data-scale": scale, "aria-pressed": "false", text }));
+    const scales = h("span.scales", { role: "group", "aria-label": "Colour by" },
+      h("span.scales-label", { text: "Colour by" }), ...scaleButtons);
+    const explain = h("p.explain");
+    const panel = slots.put("row", h("section.panel.row-panel", {}, title, box,
+      h("p.row-meta", {}, sum, h("span.legend-box", {}, scales, legend)), explain));
+    slots.declare("row-tools", panel);
+
+    const chipAt = (e) => e.target.closest(".chip");
+    box.addEventListener("click", (e) => {
+      const chip = chipAt(e);
+      if (chip) ctx.act({ type: "pin", token: Number(chip.dataset.index) });
+    });
+    // Hover previews a row with a mouse only: on touch, a tap is a pin and must not flicker.
+    box.addEventListener("pointerover", (/** @type {PointerEvent} */ e) => {
+      const chip = chipAt(e);
+      if (chip && e.pointerType === "mouse") ctx.act({ type: "preview", token: Number(chip.dataset.index) });
+    });
+    box.addEventListener("pointerleave", () => ctx.act({ type: "preview", token: null }));
+    for (const button of scaleButtons) {
+      button.addEventListener("click", () => ctx.act({ type: "scale", scale: button.dataset.scale }));
+    }
+    const chips = new Chips(box);
+
+    return {
+      paint(view) {
+        chips.sync(view);
+        if (!view.out) return;
+        const values = viewRow(view.out, view.state, view.shown);
+        const scale = view.state.scale;
+        for (const b of scaleButtons) setAttr(b, "aria-pressed", String(b.dataset.scale === scale));
+        const relative = scale === "relative";
+        setText(low, relative ? `\u2264 1/${RELATIVE_SPAN} \u00d7 even` : "0%");
+        setText(high, relative ? `\u2265 ${RELATIVE_SPAN} \u00d7 even` : "100%");
+        setAttr(legend, "title", relative
+          ? "Colour = weight \u00f7 the even share 1/(q+1) of the row, on a log scale; the middle is exactly even."
+          : "Colour = the weight itself, from 0% to 100% of the row.");
+        chips.paint(view, values);
+        const { state, shown, pinned, names } = view;
+        const who = `\u00ab${names[shown]}\u00bb`;
+        const mode = state.preview !== null && shown !== pinned ? " (hover preview)" : "";
+        const later = view.labels.length - shown - 1;
+        setText(title, `${viewName(state)}: attention from ${who}${mode}`);
+        setText(sum, `Row sum ${percent(rowSum(values, shown + 1))} over ${shown + 1} token${shown ? "s" : ""}; ` +
+          `${later} later token${later === 1 ? "" : "s"} masked.`);
+        setText(explain, describeRow(values, shown, names, state));
+        if (view.focusChip && pinned >= 0) chips.focus(pinned);
+      },
+    };
+  },
+};
+
+/** The pooled chips of the row. */
+class Chips {
+  constructor(box) {
+    this.box = box;
+    /** @type {{el: HTMLElement, tok: HTMLElement, pct: HTMLElement, label: string|null, cls: string, bg: string, part: string}[]} */
+    this.chips = [];
+    /** @type {HTMLElement[]} */
+    this.wraps = [];
+  }
+
+  focus(index) {
+    this.chips[index]?.el.focus();
+  }
+
+  /** As many chips as tokens, with their texts and how they join into words. */
+  sync(view) {
+    const { chips } = this;
+    const count = view.labels.length;
+    while (chips.length < count) {
+      const tok = h("span.chip-text");
+      const pct = h("span.chip-pct");
+      const el = h("button.chip", { type: "button", tabindex: "-1", "data-index": chips.length }, tok, pct);
+      chips.push({ el, tok, pct, label: null, cls: "", bg: "", part: "" });
+    }
+    const words = wordsOf(view.labels);
+    this.group(words, count);
+    for (let i = 0; i < count; i++) {
+      const chip = chips[i];
+      const label = view.labels[i];
+      const shown = chipText(label);
+      if (chip.label !== shown) {
+        chip.label = shown;
+        setText(chip.tok, shown);
+      }
+      const [a, b] = label.span;
+      let part = a === b ? "" : i === a ? " split-first" : i === b ? " split-last" : " split-mid";
+      // Pieces of one word (words.js) touch, with a thin separator: they read as one word.
+      const word = words.list[words.wordOf[i]];
+      if (word.first !== word.last) part += i === word.first ? " word-first" : i === word.last ? " word-last" : " word-mid";
+      // Tokens the model wrote (Continue) are underlined, so a reader tells them from their own.
+      if (view.run.continued && i >= view.run.continued.count) part += " generated";
+      chip.part = part;
+    }
+  }
+
+  // Each word's chips sit in one span.word, a flex item that does not wrap inside, so a long
+  // word's pieces stay on one line at 375 px. A node moves only where the grouping changed
+  // (typing at the end regroups the last word, not the row): every move costs layout.
+  group(words, count) {
+    const { chips, wraps, box } = this;
+    words.list.forEach(({ first, last }, w) => {
+      const wrap = (wraps[w] ??= h("span.word"));
+      if (box.children[w] !== wrap) box.insertBefore(wrap, box.children[w] ?? null);
+      for (let k = first; k <= last; k++) {
+        const el = chips[k].el;
+        if (wrap.children[k - first] !== el) wrap.insertBefore(el, wrap.children[k - first] ?? null);
+      }
+    });
+    // What is left over is past the end: chips of a shorter text, and their words.
+    for (let i = count; i < chips.length; i++) if (chips[i].el.isConnected) chips[i].el.remove();
+    for (let w = words.list.length; w < wraps.length; w++) if (wraps[w].isConnected) wraps[w].remove();
+  }
+
+  paint(view, values) {
+    const q = view.shown;
+    const layerHead = view.state.view === "head";
+    const scale = view.state.scale;
+    for (let k = 0; k < view.labels.length; k++) {
+      const chip = this.chips[k];
+      const masked = k > q;
+      const t = masked ? 0 : level(scale, values[k], q);
+      // Above the even share: a ▲ (CSS) as well as the colour, so it does not rest on colour alone.
+      const above = !masked && aboveEven(values[k], q);
+      let cls = "chip" + chip.part;
+      if (masked) cls += " masked";
+      else if (ink(t) !== "#fff") cls += " on-light";
+      if (above) cls += " above";
+      if (k === view.pinned) cls += " pinned";
+      if (k === q) cls += " query";
+      if (chip.cls !== cls) {
+        chip.el.className = cls;
+        chip.cls = cls;
+      }
+      // Only the background is inline, and only written when it changes: it is not inherited,
+      // so the chip's children keep their computed style (the text colour is a class).
+      const bg = masked ? "" : steppedColor(t);
+      if (chip.bg !== bg) {
+        chip.bg = bg;
+        chip.el.style.backgroundColor = bg;
+      }
+      // Whole percents on the chips: at T = 128 most of them then stay the same from one
+      // keystroke to the next, and an unchanged text costs no layout. The exact weights are
+      // in the screen-reader table and under "Show the math".
+      setText(chip.pct, masked ? "\u00b7" : wholePercent(values[k]));
+      setAttr(chip.el, "tabindex", k === view.pinned ? "0" : "-1");
+      setAttr(chip.el, "aria-pressed", k === view.pinned ? "true" : "false");
+      const name = view.names[k];
+      const written = chip.part.includes(" generated") ? ", written by the model" : "";
+      setAttr(chip.el, "aria-label", masked
+        ? `${name}${written}: later token, masked`
+        : `${name}${written}: ${percent(values[k])}${above ? ", above the even share" : ""}${layerHead ? "" : ` (${view.state.view})`}`);
+    }
+  }
+}

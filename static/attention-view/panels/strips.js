@@ -1,0 +1,72 @@
+// @ts-check
+// The heads panel's strips: for the shown token, one small row per head, per layer average
+// and per layer rollout (each line is a layer), with the key it attends to most. Clicking one
+// selects it. Each head's strip has two slots, "strip-badge:L.H" (inside its button) and
+// "strip-tools:L.H" (under it); the panel's end is the slot "heads-panel" (the thumbnails).
+
+import { h, setText, setAttr } from "../core/dom.js";
+import { viewRow, strongest } from "../readouts/readouts.js";
+import { rowGradient } from "./charts.js";
+import { roleNodes, paintRoles } from "./roles.js";
+
+/** @type {import("../core/feature.js").Feature} */
+export const strips = {
+  name: "strips",
+  mount(slots, ctx) {
+    const { n_layer: nLayer, n_head: nHead } = ctx.meta().config;
+    const title = h("h3.panel-title");
+    const grid = h("div.grid");
+    const minis = [];
+    for (let l = 1; l <= nLayer; l++) {
+      const line = h("div.grid-line", { role: "group", "aria-label": `Layer ${l}` }, h("span.grid-layer", { text: `Layer ${l}` }));
+      const kinds = [...Array.from({ length: nHead }, (_, i) => ["head", i + 1]), ["average", 0], ["rollout", 0]];
+      for (const [view, head] of kinds) {
+        const name = view === "head" ? `head ${head}` : view;
+        const fill = h("span.mini-fill");
+        const top = h("span.mini-top");
+        // The head's role from meta.json (roles.js); empty for models without one.
+        const { role, def } = roleNodes(`role-def-${view}-${l}-${head}`, "span.mini-role");
+        const button = h(`button.mini.mini-${view}`, {
+          type: "button", "data-layer": l, "data-head": head, "data-view": view, "aria-pressed": "false",
+          "aria-describedby": def.id,
+        }, h("span.mini-name", { text: name }), role, h("span.mini-row", { "aria-hidden": "true" }, fill), top, def);
+        minis.push({ button, fill, top, role, def, layer: l, head, view, gradient: "", roleLabel: "" });
+        if (view === "head") {
+          const cell = h("div.mini-cell", {}, button);
+          line.append(cell);
+          slots.declare(`strip-badge:${l}.${head}`, button).declare(`strip-tools:${l}.${head}`, cell);
+        } else {
+          line.append(button);
+        }
+        button.addEventListener("click", () => {
+          ctx.act(view === "head" ? { type: "select", layer: l, head } : { type: "view", view, layer: l });
+        });
+      }
+      grid.append(line);
+    }
+    const panel = slots.put("heads", h("section.panel.heads-panel", {}, title, grid));
+    slots.declare("heads-panel", panel);
+    const roles = {};
+
+    return {
+      paint(view) {
+        if (!view.out) return;
+        const { out, shown, state, names } = view;
+        setText(title, `Every head's row for \u00ab${names[shown]}\u00bb`);
+        paintRoles(minis.filter((m) => m.view === "head"), view.meta, roles);
+        for (const mini of minis) {
+          const values = viewRow(out, { layer: mini.layer, head: mini.head || 1, view: mini.view }, shown);
+          // Styles set through the CSSOM are allowed by the CSP (only style attributes in markup are not).
+          const gradient = rowGradient(values, shown, out.T, state.scale);
+          if (mini.gradient !== gradient) mini.fill.style.backgroundImage = mini.gradient = gradient;
+          const best = strongest(values, shown, names);
+          setText(mini.top, best.text);
+          const selected = state.view === mini.view && state.layer === mini.layer && (mini.view !== "head" || state.head === mini.head);
+          setAttr(mini.button, "aria-pressed", selected ? "true" : "false");
+          const what = mini.view === "head" ? `Layer ${mini.layer}, head ${mini.head}` : `Layer ${mini.layer} ${mini.view}`;
+          setAttr(mini.button, "aria-label", `${what}${mini.roleLabel ? ` (${mini.roleLabel})` : ""}: strongest ${best.text}`);
+        }
+      },
+    };
+  },
+};

@@ -1,0 +1,99 @@
+// @ts-check
+// Every head's whole T x T pattern (bertviz's "model view"): one small canvas per head, in
+// the heads panel under the strips. Clicking one selects the head; "See it do this" loads the
+// head's example sentence from meta.json. The canvases are repainted only when the run or the
+// scale changes, never per pin, and trail a burst of typing by a moment: they are the
+// overview, not what the keystroke is about (at T = 128 repainting them on every key cost a
+// few ms of the frame). Each head has the slots "thumb-badge:L.H" and "thumb-tools:L.H".
+
+import { h, setHidden, setAttr } from "../core/dom.js";
+import { headMatrix, wholePercent } from "../readouts/readouts.js";
+import { paintMatrix } from "./charts.js";
+import { roleNodes, paintRoles } from "./roles.js";
+import { trailing } from "../core/trailing.js";
+
+const TRAIL_MS = 120;
+
+/** The head's example sentence from meta.json, when it has one. */
+function exampleOf(meta, layer, head) {
+  const ex = meta?.heads?.find?.((x) => x.layer === layer && x.head === head)?.example;
+  return ex && typeof ex.text === "string" ? ex : null;
+}
+
+/** @type {import("../core/feature.js").Feature} */
+export const thumbnails = {
+  name: "thumbnails",
+  mount(slots, ctx) {
+    const { n_layer: nLayer, n_head: nHead } = ctx.meta().config;
+    const thumbs = [];
+    const box = h("div.thumbs");
+    for (let l = 1; l <= nLayer; l++) {
+      const line = h("div.thumb-line", { role: "group", "aria-label": `Layer ${l}: every head's pattern` });
+      for (let hd = 1; hd <= nHead; hd++) {
+        const canvas = h("canvas.thumb-map", { width: 1, height: 1, "aria-hidden": "true" });
+        const { role, def } = roleNodes(`role-def-thumb-${l}-${hd}`, "span.thumb-role");
+        const button = h("button.thumb", {
+          type: "button", "data-layer": l, "data-head": hd, "aria-pressed": "false", "aria-describedby": def.id,
+          "aria-label": `Layer ${l}, head ${hd}: its whole pattern`,
+        }, canvas, h("span.thumb-name", { text: `L${l} H${hd}` }), role, def);
+        const example = h("button.thumb-example", {
+          type: "button", hidden: true, text: "See it do this",
+          "aria-label": `Layer ${l}, head ${hd}: see it do this (load its example sentence)`,
+        });
+        const cell = h("div.thumb-cell", {}, button, example);
+        slots.declare(`thumb-badge:${l}.${hd}`, button).declare(`thumb-tools:${l}.${hd}`, cell);
+        thumbs.push({ button, canvas, role, def, example, layer: l, head: hd, out: null, scale: "", roleLabel: "" });
+        line.append(cell);
+        button.addEventListener("click", () => ctx.act({ type: "select", layer: l, head: hd }));
+        example.addEventListener("click", () => ctx.act({ type: "example", layer: l, head: hd }));
+      }
+      box.append(line);
+    }
+    slots.put("heads-panel", h("h4.thumbs-title", { text: "Every head's whole pattern (click one to select it)" }), box);
+
+    const roles = {};
+    const draw = (view) => {
+      const { out, state } = view;
+      for (const t of thumbs) {
+        if (t.out === out && t.scale === state.scale) continue;
+        t.out = out;
+        t.scale = state.scale;
+        paintMatrix(t.canvas, headMatrix(out, t.layer - 1, t.head - 1), out.T, state.scale);
+      }
+    };
+    const trail = trailing(draw, TRAIL_MS);
+
+    return {
+      paint(view) {
+        if (!view.out) return;
+        const { state, meta } = view;
+        if (paintRoles(thumbs, meta, roles)) {
+          for (const t of thumbs) {
+            const ex = exampleOf(meta, t.layer, t.head);
+            setHidden(t.example, !ex);
+            if (ex) {
+              t.example.title = `Loads \u201c${ex.text}\u201d and pins the token where this head puts ` +
+                `${wholePercent(ex.weight ?? 0)} on one earlier token.`;
+            }
+            setAttr(t.button, "aria-label", `Layer ${t.layer}, head ${t.head}${t.roleLabel ? ` (${t.roleLabel})` : ""}: its whole pattern`);
+          }
+        }
+        for (const t of thumbs) {
+          const selected = state.view === "head" && state.layer === t.layer && state.head === t.head;
+          setAttr(t.button, "aria-pressed", selected ? "true" : "false");
+        }
+        // Same run (only the pressed state changed) or the very first paint: at once.
+        const first = thumbs[0];
+        if (!first.out || (first.out === view.out && first.scale === state.scale)) trail.now(view);
+        else trail.later(view);
+      },
+
+      // "See it do this": the head's example sentence, with the token where it does it pinned.
+      translate(action) {
+        if (action.type !== "example") return undefined;
+        const ex = exampleOf(ctx.meta(), action.layer, action.head);
+        return ex && Number.isInteger(ex.token) ? { type: "jump", text: ex.text, token: ex.token, layer: action.layer, head: action.head } : null;
+      },
+    };
+  },
+};

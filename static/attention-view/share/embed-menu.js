@@ -1,0 +1,110 @@
+// @ts-check
+// "Copy embed code": the three ways to put exactly the view on screen into another page (the
+// README's "Embed it in a course chapter"): a script tag + element, an iframe of embed.html,
+// and this site's jinja2 macro call. The asset base is where this very module was served from
+// (two folders up is the built site's root), so a snippet copied from the live page points
+// at the live site, wherever that is hosted. Snippets are shown as focusable <pre> blocks (not
+// text boxes: the view's one text box is the sentence) and copied on request.
+
+import { h } from "../core/dom.js";
+import { wordsOf, wordSpec } from "../model/words.js";
+import { STATE_KEYS, GENERATE_KEYS } from "../core/state.js";
+import { formatAblate } from "../model/head-set.js";
+import { SITE_ROOT } from "../paths.js";
+
+
+function attr(value) {
+  return String(value).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/**
+ * The state a snippet reproduces, in state.js SCHEMA's order, with every key that has a value
+ * (ablate, compare and the settings of Continue only when set, so that snippets of views
+ * without them stay as they were): the pinned token as a word when a word names it;
+ * `settings` are the generation attributes (temperature, topk, seed; null = not set).
+ */
+export function embedState(result, settings = {}) {
+  const word = result.token >= 0 ? wordSpec(wordsOf(result.tokens), result.token) : null;
+  const values = {
+    ...settings,
+    text: result.text, layer: result.layer, head: result.head, token: word ?? result.token, view: result.view,
+    scale: result.scale ?? "share", ablate: formatAblate(result.ablated ?? []), compare: result.compare?.text ?? null,
+  };
+  return Object.fromEntries(STATE_KEYS.filter((k) => values[k] != null).map((k) => [k, values[k]]));
+}
+
+/** {script, iframe, jinja} snippets for `result`, with assets under `root` (ends with "/"). */
+export function snippets(result, root = SITE_ROOT, settings = {}) {
+  const s = embedState(result, settings);
+  const keys = Object.keys(s); // embedState's order; optional keys only when set
+  const attrs = keys.map((k) => `${k}="${attr(s[k])}"`).join(" ");
+  const script = `<script type="module" src="${attr(root)}static/attention-view.js"></script>\n` +
+    `<attention-view ${attrs}>\n  <p>A live attention view: it needs JavaScript and WebAssembly.</p>\n</attention-view>`;
+  const query = keys.map((k) => `${k}=${encodeURIComponent(String(s[k]))}`).join("&");
+  const iframe = `<iframe src="${attr(`${root}embed.html?${query}`)}"\n` +
+    `        width="100%" height="720" loading="lazy" title="Live attention view"\n` +
+    `        style="border: 1px solid #ccc; border-radius: 8px"></iframe>`;
+  // JSON string literals are valid jinja2 string literals (same escapes).
+  const arg = (k) => (typeof s[k] === "number" ? String(s[k]) : JSON.stringify(s[k]));
+  const jinja = `{{ attention_view(${keys.map((k) => `${k}=${arg(k)}`).join(", ")}) }}`;
+  return { script, iframe, jinja };
+}
+
+const KINDS = [
+  ["script", "Script tag (any page)"],
+  ["iframe", "Iframe (no scripts allowed)"],
+  ["jinja", "Jinja2 macro (this site's chapters)"],
+];
+
+/**
+ * The menu, under the export bar; it fills its snippets only while open.
+ * @type {import("../core/feature.js").Feature}
+ */
+export const embedMenu = { name: "embed-menu", mount: (slots, ctx) => addEmbedMenu(slots, ctx.host) };
+
+/** @returns {import("../core/feature.js").Part} */
+function addEmbedMenu(slots, view) {
+  const boxes = {};
+  const note = h("span.embed-note", { role: "status" });
+  const items = KINDS.map(([kind, label]) => {
+    const box = (boxes[kind] = h("pre.embed-code", { tabindex: "0", "data-kind": kind, "aria-label": label }));
+    const copy = h("button.export-button", { type: "button", "data-copy": kind, text: "Copy" });
+    copy.addEventListener("click", () => copyText(box, note, label));
+    return h("div.embed-item", {}, h("div.embed-head", {}, h("span", { text: label }), copy), box);
+  });
+  // A disclosure button, not <details>: the view's one <details> is "Show the math".
+  const toggle = h("button.embed-toggle", { type: "button", "aria-expanded": "false", text: "Copy embed code" });
+  const panel = h("div.embed-panel", { hidden: true },
+    h("p.embed-intro", { text: "Exactly this view (text, layer, head, token, view, colour scale, heads off, second sentence, the settings of Continue), with the files served from this site." }),
+    ...items, note);
+  const menu = h("div.embed-menu", {}, toggle, panel);
+  panel.id = "embed-panel";
+  toggle.setAttribute("aria-controls", panel.id);
+  slots.put("row-tools", menu);
+  const isOpen = () => !panel.hidden;
+  const fill = () => {
+    const result = view.result;
+    if (!isOpen() || !result) return;
+    const code = snippets(result, SITE_ROOT, Object.fromEntries(GENERATE_KEYS.map((k) => [k, view.getAttribute(k)])));
+    for (const [kind] of KINDS) if (boxes[kind].textContent !== code[kind]) boxes[kind].textContent = code[kind];
+  };
+  toggle.addEventListener("click", () => {
+    panel.hidden = isOpen();
+    toggle.setAttribute("aria-expanded", String(isOpen()));
+    fill();
+  });
+  // Only while open: a closed menu costs the keystroke nothing.
+  view.addEventListener("change", () => isOpen() && view.ready.then(fill, () => {}));
+  return {};
+}
+
+async function copyText(box, note, label) {
+  getSelection().selectAllChildren(box);
+  try {
+    await navigator.clipboard.writeText(box.textContent);
+    note.textContent = `Copied: ${label}.`;
+  } catch {
+    // No clipboard permission (an insecure context, an iframe): the text is selected instead.
+    note.textContent = "Selected: press Ctrl+C (\u2318C) to copy.";
+  }
+}
