@@ -82,7 +82,9 @@ export: $(call GROUP,train)
 ship:
 	@test -f $(MODEL_OUT)/meta.json && test -f $(CKPT) || \
 		{ echo "error: no $(MODEL_OUT)/meta.json or $(CKPT): run make model NAME=$(NAME) first" >&2; exit 2; }
+	rm -rf static/model/timeline
 	cp $(MODEL_OUT)/model.onnx $(MODEL_OUT)/tokenizer.json $(MODEL_OUT)/golden.json static/model/
+	if [ -d $(MODEL_OUT)/timeline ]; then cp -r $(MODEL_OUT)/timeline static/model/timeline; fi
 	cp $(MODEL_OUT)/meta.json static/model/meta.json
 	cp $(CKPT) $(SHIPPED_CKPT)
 	@echo "shipped $(NAME): static/model/ and $(SHIPPED_CKPT) replaced; rebuild with make site, commit both"

@@ -19,6 +19,8 @@ from export.golden import golden_outputs
 from export.heads import PROBE_TEXT, measure_model, ort_run
 from export.parity import ParityError, check_parity, session_for
 from export.story import load_sentences
+from export.timeline import FOLDER as TIMELINE
+from export.timeline import MANIFEST, timeline_files
 from export.to_onnx import OPSET, export_onnx_bytes
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.data import read_corpus
@@ -147,8 +149,34 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
         "head_definitions": measured["definitions"],
         "onnx": {"opset": opset, "axes": expected_axes(cfg), "inputs": INPUT_NOTES},
     }
+    # The snapshots' graphs and figures, the shipped model as the last point (export/timeline.py).
+    shipped = {"step": metrics["best_step"], "heldout_bpc": round(metrics["heldout_bpc"], 5),
+               "heads": [{k: h[k] for k in ("layer", "head", "role", "scores")} for h in measured["heads"]],
+               "in_context_gain": measured["in_context_gain"],
+               "default_view": {"top_weight": default["top_weight"], "top_key": default["top_key"]}}
+    timeline = timeline_files(ckpt, model, tokenizer, heldout_text, default, shipped, orders,
+                              progress=lambda message: print(message, file=sys.stderr))
+    if timeline:
+        # Only this pointer is read on every page load; the timeline itself when it is opened.
+        manifest = timeline[MANIFEST]
+        meta["timeline"] = {"manifest": MANIFEST, "bytes": sum(len(b) for b in timeline.values()),
+                            "sha256": sha256_bytes(manifest), "steps": len(json.loads(manifest)["points"])}
+        files.update(timeline)
     files["meta.json"] = to_json(meta)
     return files
+
+
+def remove_stale_timeline(out: Path, files: dict[str, bytes]) -> None:
+    """Snapshot graphs an earlier export left in out/timeline/ that this one does not list (a
+    re-export of another run would otherwise ship them with the site)."""
+    folder = out / TIMELINE
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if path.is_file() and f"{TIMELINE}/{path.name}" not in files and (path.suffix == ".onnx" or path.name == "timeline.json"):
+            path.unlink()
+    if not any(folder.iterdir()):
+        folder.rmdir()
 
 
 def remove_empty(folders: list[Path]) -> None:
@@ -198,12 +226,17 @@ def main(argv: list[str] | None = None) -> int:
                                 corpus.heldout_text, ns.head_order)
         for name, data in files.items():  # meta.json last: it vouches for the others
             atomic_write_bytes(out / name, data)
+        remove_stale_timeline(out, files)
     except UserError as exc:
         remove_empty(created)  # a failed export leaves no empty folder behind
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    sizes = ", ".join(f"{n} {len(d):,} B" for n, d in files.items())
+    shown = {n: d for n, d in files.items() if not n.startswith(TIMELINE + "/")}
+    sizes = ", ".join(f"{n} {len(d):,} B" for n, d in shown.items())
     print(f"wrote {out}/: {sizes}")
+    if len(shown) < len(files):
+        extra = {n: d for n, d in files.items() if n not in shown}
+        print(f"  and {TIMELINE}/: {len(extra) - 1} snapshot graphs + timeline.json, {sum(map(len, extra.values())):,} B")
     d = files and json.loads(files["meta.json"])["default"]
     story = " (the speaker story)" if d["story"] else ""
     print(f"default view: L{d['layer']}H{d['head']} on {d['text']!r}, {d['top_weight']:.0%} on "
