@@ -231,13 +231,18 @@ def view_attributes(values: dict, id=None, src=None) -> list[tuple[str, object]]
     return [(name, value) for name, value in pairs if value is not None]
 
 
+# Fetched only when a reader opens the training timeline: never precached for every reader.
+ON_DEMAND = ("static/model/timeline/",)
+
+
 def manifest(out: Path) -> dict:
     """{"version", "files": {path: sha256}, "params"} for every file under `out` but the worker
-    itself. The version is a hash of all paths and contents: any change to any file changes it."""
+    itself and the on-demand files. The version is a hash of all paths and contents: any change
+    to any file listed changes it."""
     files = {}
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         name = path.relative_to(out).as_posix()
-        if name != SERVICE_WORKER and not name.startswith("."):
+        if name != SERVICE_WORKER and not name.startswith(".") and not name.startswith(ON_DEMAND):
             files[name] = hashlib.sha256(path.read_bytes()).hexdigest()
     digest = hashlib.sha256("".join(f"{name}\0{sha}\n" for name, sha in files.items()).encode())
     return {"version": digest.hexdigest()[:16], "files": files, "params": page_params()}
