@@ -87,7 +87,8 @@ ship:
 	if [ -d $(MODEL_OUT)/timeline ]; then cp -r $(MODEL_OUT)/timeline static/model/timeline; fi
 	cp $(MODEL_OUT)/meta.json static/model/meta.json
 	cp $(CKPT) $(SHIPPED_CKPT)
-	@echo "shipped $(NAME): static/model/ and $(SHIPPED_CKPT) replaced; rebuild with make site, commit both"
+	$(PY) site/doc_numbers.py
+	@echo "shipped $(NAME): static/model/, $(SHIPPED_CKPT) and the figures in README.md and docs/model.md replaced; rebuild with make site, commit them"
 
 # ruff for the Python, and TypeScript's checker over the widget's JavaScript (tsconfig.json:
 # JSDoc types, no build step; the shipped files are the checked ones).
