@@ -15,6 +15,7 @@ import onnx
 
 from attention_live.feeds import INPUT_NOTES, expected_axes
 from export import default_view
+from export.circuit import measure_circuit
 from export.golden import golden_outputs
 from export.heads import PROBE_TEXT, measure_model, ort_run
 from export.parity import ParityError, check_parity, session_for
@@ -147,6 +148,8 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
         "default": default,
         "heads": measured["heads"],
         "head_definitions": measured["definitions"],
+        # The induction circuit, when the model has an induction head after layer 1 (else null).
+        "circuit": measure_circuit(run, measured["heads"], counts, cfg.n_layer, cfg.n_head, cfg.n_ctx),
         "onnx": {"opset": opset, "axes": expected_axes(cfg), "inputs": INPUT_NOTES},
     }
     # The snapshots' graphs and figures, the shipped model as the last point (export/timeline.py).

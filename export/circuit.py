@@ -1,0 +1,63 @@
+"""The induction circuit, measured: the best induction head of the last layers, and what switching
+each head of an earlier layer off (the graph's `head_mask`) does to its induction score and to the
+model's in-context gain. A layer-2 induction head that reads a layer-1 head's output composes
+with it: switch that head off and the stripe goes, and with it the copying (Olsson et al. 2022).
+
+Measured on the same repeated random sequences as the head scores (export/heads.py), so the
+figures are comparable with meta.json's `heads`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from export import head_scores as hs
+from export.heads import DIGITS, Run, in_context_gain, n_repeat_for, repeated_sequences, seen_tokens, token_losses
+
+# "At least halves": the composing head is the one whose removal leaves at most this share of
+# the induction score.
+HALVES = 0.5
+
+
+def induction_threshold() -> float:
+    return next(t for group in hs.ROLE_GROUPS for label, _, t in group if label == "induction")
+
+
+def measure_circuit(run: Run, heads: list[dict], token_counts, n_layer: int, n_head: int, n_ctx: int,
+                    seed: int = 0) -> dict | None:
+    """None when no head after layer 1 has the induction role; else {"head", "induction",
+    "in_context_gain", "switch_off": [{"layer", "head", "induction", "in_context_gain"}],
+    "composes_with": {"layer", "head"} or None, "definition"}."""
+    later = [h for h in heads if h["layer"] > 1 and h["role"] == "induction"]
+    if not later:
+        return None
+    top = max(later, key=lambda h: h["scores"]["induction"])
+    n = n_repeat_for(n_ctx)
+    seqs = repeated_sequences(seen_tokens(token_counts), n=n, seed=seed)
+    where = (top["layer"] - 1, top["head"] - 1)
+
+    def figures(mask):
+        logits, att = run(seqs, mask)
+        score = float(hs.induction(att, n)[:, where[0], where[1]].mean())
+        return round(score, DIGITS), round(in_context_gain(token_losses(logits, seqs), n), DIGITS)
+
+    base, gain = figures(None)
+    switched = []
+    for layer in range(top["layer"] - 1):
+        for head in range(n_head):
+            mask = np.ones((n_layer, n_head), dtype=np.float32)
+            mask[layer, head] = 0.0
+            score, g = figures(mask)
+            switched.append({"layer": layer + 1, "head": head + 1, "induction": score, "in_context_gain": g})
+    weakest = min(switched, key=lambda s: s["induction"])
+    composes = weakest if weakest["induction"] <= HALVES * base else None
+    return {
+        "head": {"layer": top["layer"], "head": top["head"]},
+        "induction": base,
+        "in_context_gain": gain,
+        "switch_off": switched,
+        "composes_with": None if composes is None else {"layer": composes["layer"], "head": composes["head"]},
+        "definition": (f"the last layers' head with the largest induction score (role threshold "
+                       f"{induction_threshold()}), its score and the in-context gain with each earlier head switched "
+                       f"off in turn (head_mask), on the repeated sequences; it composes with the earlier head whose "
+                       f"removal leaves at most {HALVES:.0%} of its score"),
+    }

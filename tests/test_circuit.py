@@ -1,0 +1,57 @@
+"""The induction circuit on a hand-built model with a known answer: layer 2 head 4 copies
+(an induction stripe) only while layer 1 head 2 is on, as a composed circuit does."""
+
+import numpy as np
+
+from export.circuit import measure_circuit
+from export.heads import n_repeat_for
+
+
+def composed_run(n_layer=2, n_head=4, needs=(0, 1), vocab=50):
+    """A Run whose L2H4 attends from query n+i to key i+1 exactly when head `needs` is on, and
+    whose logits then predict the repeat (so the in-context gain follows the stripe)."""
+    def run(ids, head_mask=None):
+        ids = np.asarray(ids)
+        W, T = ids.shape
+        n = T // 2
+        on = head_mask is None or head_mask[needs] == 1
+        att = np.zeros((W, n_layer, n_head, T, T), dtype=np.float32)
+        att[..., np.arange(T), np.arange(T)] = 1.0  # everyone else attends to itself
+        if on:
+            att[:, 1, 3, n:, :] = 0.0
+            att[:, 1, 3, n + np.arange(n - 1), np.arange(1, n)] = 1.0
+        logits = np.zeros((W, T, vocab), dtype=np.float32)
+        if on:  # the second copy's next token is known: what followed it the first time
+            for t in range(n, T - 1):
+                logits[np.arange(W), t, ids[:, t + 1]] = 20.0
+        return logits, att
+    return run
+
+
+HEADS = [{"layer": layer, "head": head, "role": "induction" if (layer, head) == (2, 4) else "diffuse",
+          "scores": {"induction": 0.9 if (layer, head) == (2, 4) else 0.0}}
+         for layer in (1, 2) for head in (1, 2, 3, 4)]
+
+
+def test_the_circuit_is_found_through_the_head_it_composes_with():
+    counts = np.zeros(50, dtype=int)
+    counts[:] = 5
+    c = measure_circuit(composed_run(), HEADS, counts, 2, 4, 128)
+    n = n_repeat_for(128)
+    assert c["head"] == {"layer": 2, "head": 4}
+    assert c["induction"] == round((n - 1) / n, 4)  # every second-copy row but the last on key i+1
+    assert c["composes_with"] == {"layer": 1, "head": 2}
+    off = {(s["layer"], s["head"]): s for s in c["switch_off"]}
+    assert off[(1, 2)]["induction"] == 0.0 and off[(1, 1)]["induction"] == c["induction"]
+    assert c["in_context_gain"] > 1 and off[(1, 2)]["in_context_gain"] == 0.0
+
+
+def test_no_induction_head_no_circuit():
+    heads = [{**h, "role": "diffuse"} for h in HEADS]
+    assert measure_circuit(composed_run(), heads, np.full(50, 5), 2, 4, 128) is None
+
+
+def test_a_stripe_that_needs_no_earlier_head_composes_with_none():
+    counts = np.full(50, 5)
+    c = measure_circuit(composed_run(needs=(1, 0)), HEADS, counts, 2, 4, 128)  # depends on a layer-2 head only
+    assert c["composes_with"] is None
