@@ -259,6 +259,26 @@ def test_synthetic_heads_leave_only_the_named_heads_of_their_layer_on():
         TrainArgs(corpus="x", synthetic_heads="3.1")
 
 
+def test_repeated_rows_reach_only_the_synthetic_heads():
+    """A mixed batch's text rows see every head; its repeated rows only the named ones: the
+    other heads' weights get no gradient from them."""
+    from train.curriculum import forward
+    from train.model import ModelConfig, TinyTransformer
+    from train.settings import TrainArgs
+
+    cfg = ModelConfig(vocab_size=50, n_ctx=16, d_model=16, d_ff=32, dropout=0.0)
+    args = TrainArgs(corpus="x", steps=100, batch_size=4, repeat_frac=0.5, synthetic_heads="2.4", model=cfg)
+    model = TinyTransformer(cfg)
+    x = torch.randint(0, 50, (4, 16))
+    logits = forward(model, x, 10, args, args.synthetic_mask())
+    assert torch.allclose(logits[:2], model(x[:2])[0])  # the text rows: every head on
+    assert torch.allclose(logits[2:], model(x[2:], args.synthetic_mask())[0])
+    logits[2:].sum().backward()  # the repeated rows alone
+    q_of_head_1 = model.blocks[1].attn.qkv.weight.grad[:4]  # layer 2, head 1's query rows (d_head 4)
+    assert torch.count_nonzero(q_of_head_1) == 0
+    assert torch.count_nonzero(model.blocks[1].attn.qkv.weight.grad[12:16]) > 0  # head 4's
+
+
 def test_old_checkpoints_settings_replay_as_recorded():
     """Settings recorded before the curriculum existed keep their meaning (repeats from 30% of
     the schedule at 0.3 of the loss, no snapshots)."""

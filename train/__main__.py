@@ -23,7 +23,7 @@ HELP = {
     "layer1_slope_scale": "multiply layer 1's ALiBi slopes by this (4: steeper, nearer heads)",
     "synthetic_steps": "N steps on repeated random sequences only (the induction curriculum)",
     "synthetic_start": "... starting at this step (0: a warm-up)",
-    "synthetic_heads": "heads left on during those steps, e.g. 2.4 (a layer named has only those on)",
+    "synthetic_heads": "the heads repeated sequences reach, e.g. 2.4 (a layer named has only those on for them)",
     "synthetic_dropout": "dropout during those steps (the model's --dropout applies after them)",
     "repeat_frac": "outside those, the share of each batch that is repeated random sequences",
     "repeat_start": "... from this fraction of the schedule on",

@@ -58,3 +58,19 @@ def set_dropout(model: torch.nn.Module, step: int, args: TrainArgs) -> None:
         if isinstance(module, torch.nn.Dropout):
             own = args.model.attn_dropout if name.endswith("attn_drop") else args.model.dropout
             module.p = args.synthetic_dropout if warmup else own
+
+
+def forward(model: torch.nn.Module, x: torch.Tensor, step: int, args: TrainArgs,
+            mask: torch.Tensor | None) -> torch.Tensor:
+    """The batch's logits [B, block, V]. With `synthetic_heads` (mask), the repeated sequences
+    reach only those heads: the synthetic steps run with the mask, and in a mixed batch its
+    repeated rows (the last ones, see `batch`) run with it while the text rows run with every
+    head, so that no other head learns anything from random tokens."""
+    if mask is None:
+        return model(x)[0]
+    if args.synthetic(step):
+        return model(x, mask)[0]
+    n = repeat_rows(step, args)
+    if not n:
+        return model(x)[0]
+    return torch.cat([model(x[:-n])[0], model(x[-n:], mask)[0]])

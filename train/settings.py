@@ -52,9 +52,10 @@ class TrainArgs:
     # induction head; text alone never grew one in this model.
     synthetic_steps: int = 0  # N steps that train on repeated random sequences only ...
     synthetic_start: int = 0  # ... starting at this step (0: a warm-up; later: a burst mid-run)
-    # Heads left on during those steps, "layer.head" pairs ("2.4"); a layer named here has only
-    # these heads on, other layers all of theirs. The warm-up grows a copying head wherever it
-    # can: in R3 it took two of layer 2's four heads, and with them the speaker head's place.
+    # The heads the repeated sequences reach, "layer.head" pairs ("2.4"): a layer named here has
+    # only these heads on for them (in the synthetic steps and in the repeated rows of mixed
+    # batches), other layers all of theirs. Without it the warm-up grows a copying head wherever
+    # it can: in R3 it took two of layer 2's four heads, and with them the speaker head's place.
     synthetic_heads: str = ""
     # Dropout during those steps (the model's own dropout applies after them). Off by default:
     # with it the circuit had formed to 0.26 by step 300 instead of 0.75 (runs R4 and R3).

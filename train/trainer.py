@@ -205,7 +205,7 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
             curriculum.set_dropout(model, progress.step, args)
             rows, weights = curriculum.batch(progress.step, args, data, block, frequent, batches)
             x, y = rows[:, :-1], rows[:, 1:]  # [B, block] each: y is x shifted by one
-            logits, _ = model(x, synthetic_mask if args.synthetic(progress.step) else None)
+            logits = curriculum.forward(model, x, progress.step, args, synthetic_mask)
             nll = F.cross_entropy(logits.transpose(1, 2), y, reduction="none")  # [B, block]
             loss = (nll * weights).sum() / (weights.sum() * block)
             optimizer.zero_grad(set_to_none=True)
