@@ -308,19 +308,19 @@ def main(argv: list[str] | None = None) -> int:
         help="only rewrite OUT/sw.js from the files already in OUT (after editing a built folder)",
     )
     args = parser.parse_args(argv)
-    if args.manifest_only:
-        if not args.out.is_dir():
-            print(f"build failed: {args.out} is not a built site folder", file=sys.stderr)
-            return 1
-        data = write_service_worker(args.out)
-        print(f"wrote {args.out / SERVICE_WORKER}: version {data['version']}, {len(data['files'])} files")
-        return 0
     try:
-        pages = build(args.out, args.model, bundle=not args.no_bundle)
+        if args.manifest_only:
+            if not args.out.is_dir():
+                raise BuildError(f"{args.out} is not a built site folder")
+            data = write_service_worker(args.out)
+            print(f"wrote {args.out / SERVICE_WORKER}: version {data['version']}, {len(data['files'])} files")
+        else:
+            pages = build(args.out, args.model, bundle=not args.no_bundle)
+            print(f"built {len(pages)} page(s) into {args.out}: {', '.join(pages)}")
     except BuildError as err:
-        print(f"build failed: {err}", file=sys.stderr)
-        return 1
-    print(f"built {len(pages)} page(s) into {args.out}: {', '.join(pages)}")
+        # One line and exit code 2, as every command of the project answers bad input.
+        print(f"error: the site was not built: {err}", file=sys.stderr)
+        return 2
     return 0
 
 

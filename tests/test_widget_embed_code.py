@@ -38,7 +38,8 @@ def same_view(a, b):
 
 
 def readme_listener() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The resize listener exactly as docs/embedding.md gives it to course authors."""
+    text = (ROOT / "docs" / "embedding.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```js\n(.*?)```", text, re.S)
     return next(b for b in blocks if "attention-view:height" in b)
 

@@ -35,7 +35,7 @@ def sites(tmp_path_factory):
         pytest.skip("no model folder with meta.json `heads`")
     bare = tmp_path_factory.mktemp("bare-model")
     for f in folder.iterdir():
-        shutil.copy(f, bare / f.name)
+        (shutil.copytree if f.is_dir() else shutil.copy)(f, bare / f.name)
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     stripped = {k: v for k, v in meta.items() if k not in ("heads", "head_definitions")}
     (bare / "meta.json").write_text(json.dumps(stripped), encoding="utf-8")
