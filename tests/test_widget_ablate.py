@@ -84,23 +84,28 @@ def switch(page, kind, layer, head):
     return page.locator(f'attention-view {cell} .head-switch[data-layer="{layer}"][data-head="{head}"]')
 
 
-def pressed(page):
-    return page.evaluate(f"""() => [...{SHADOW}.querySelectorAll(".head-switch[aria-pressed=true]")]
+def switched_off(page):
+    """The switches of heads that are off: they offer to switch the head back on."""
+    return page.evaluate(f"""() => [...{SHADOW}.querySelectorAll(".head-switch")]
+      .filter((b) => b.textContent === "switch on" && b.getAttribute("aria-label").startsWith("switch on layer"))
       .map((b) => `${{b.closest(".mini-cell") ? "mini" : "thumb"}} ${{b.dataset.layer}}.${{b.dataset.head}}`)
       .sort()""")
 
 
-def test_off_switches_are_buttons_that_toggle_aria_pressed_and_the_attribute(view, reference, meta):
+def test_off_switches_are_buttons_that_say_what_they_do_and_toggle_the_attribute(view, reference, meta):
     show(view, text=TEXT)
     view.evaluate("""() => { window.__changes = [];
       document.querySelector("attention-view").addEventListener("change", (e) => window.__changes.push(e.detail)); }""")
     sw = switch(view, "mini", 1, 2)
     assert sw.get_attribute("aria-label") == "switch off layer 1 head 2"
-    assert sw.evaluate("(b) => b.tagName") == "BUTTON" and sw.get_attribute("aria-pressed") == "false"
+    assert sw.evaluate("(b) => b.tagName") == "BUTTON" and sw.text_content() == "switch off"
+    # A name that changes with the state: no aria-pressed, which would say "pressed" about "switch on".
+    assert sw.get_attribute("aria-pressed") is None
     sw.click()
     r = view_result(view)
+    assert sw.text_content() == "switch on" and sw.get_attribute("aria-label") == "switch on layer 1 head 2"
     assert view.get_attribute("attention-view", "ablate") == "1.2" and r["ablated"] == [[1, 2]]
-    assert pressed(view) == ["mini 1.2", "thumb 1.2"]
+    assert switched_off(view) == ["mini 1.2", "thumb 1.2"]
     assert view.evaluate(f"""() => [...{SHADOW}.querySelectorAll(".head-off")].length""") == 2
     assert view.locator("attention-view .mini-cell.head-off .off-badge").is_visible()
     # The keyboard alone: focus the thumbnail's switch of layer 2, head 3 and press Space.
@@ -108,7 +113,7 @@ def test_off_switches_are_buttons_that_toggle_aria_pressed_and_the_attribute(vie
     view.keyboard.press("Space")
     r = view_result(view)
     assert view.get_attribute("attention-view", "ablate") == "1.2 2.3"
-    assert pressed(view) == ["mini 1.2", "mini 2.3", "thumb 1.2", "thumb 2.3"]
+    assert switched_off(view) == ["mini 1.2", "mini 2.3", "thumb 1.2", "thumb 2.3"]
     np.testing.assert_allclose(np.array(r["attention"]),
                                reference.run(reference.ids(TEXT), mask_of([(1, 2), (2, 3)], meta))["attention"], atol=1e-5)
     view.keyboard.press("Enter")  # the same switch again: layer 2, head 3 back on
@@ -122,7 +127,7 @@ def test_off_switches_are_buttons_that_toggle_aria_pressed_and_the_attribute(vie
     view.locator("attention-view .ablate-reset").click()
     r = view_result(view)
     assert view.get_attribute("attention-view", "ablate") is None and r["ablated"] == []
-    assert pressed(view) == [] and not view.locator("attention-view .ablation-panel").is_visible()
+    assert switched_off(view) == [] and not view.locator("attention-view .ablation-panel").is_visible()
     assert view.evaluate(f"() => {SHADOW}.querySelector('.sr-only tfoot').textContent") == "Every head is on."
 
 

@@ -16,6 +16,7 @@ from widget_generate import (  # noqa: F401  (page: the fixture)
     greedy,
     hash_params,
     ids_of,
+    open_options,
     page,
     set_text,
     shadow,
@@ -100,6 +101,7 @@ def test_the_permalink_round_trips_the_settings_and_the_continuation(browser, si
         text = "Alice was beginning to get very tired"
         first.locator("attention-view textarea[aria-label='Text to analyse']").fill(text)
         view_result(first)
+        open_options(first)
         for field, value in (("temperature", "1.2"), ("topK", "5"), ("seed", "42")):
             first.locator(f"attention-view .gen-input[data-setting={field}]").fill(value)
         first.locator("attention-view .gen-input[data-setting=seed]").press("Tab")
@@ -107,10 +109,12 @@ def test_the_permalink_round_trips_the_settings_and_the_continuation(browser, si
         params = hash_params(first)
         assert (params["temperature"], params["topk"], params["seed"]) == (["1.2"], ["5"], ["42"])
         assert "continue" not in params
-        # The settings alone: a new page opens with them in the fields and the attributes.
+        # The settings alone: a new page opens with them in the fields and the attributes, and
+        # with the options open, since the link set them.
         second = watched_page(context)
         second.goto(f"{site_url}/index.html" + first.evaluate("location.hash"))
         wait_live(second)
+        assert second.locator("attention-view .gen-more").get_attribute("aria-expanded") == "true"
         assert [second.locator(f"attention-view .gen-input[data-setting={f}]").input_value()
                 for f in ("temperature", "topK", "seed")] == ["1.2", "5", "42"]
         assert second.evaluate("(() => { const el = document.querySelector('attention-view'); return [el.temperature, el.topK, el.seed]; })()") == ["1.2", "5", "42"]
@@ -196,6 +200,7 @@ def test_small_screen_dark_mode_and_reduced_motion(browser, site_url, scheme):
         pg = watched_page(context)
         pg.goto(f"{site_url}/index.html")
         wait_live(pg)
+        open_options(pg)
         pg.locator("attention-view .gen-input[data-setting=maxTokens]").fill("5")
         pg.locator("attention-view .gen-continue").click()
         pg.locator("attention-view .gen-undo").wait_for(state="visible")

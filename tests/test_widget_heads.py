@@ -116,8 +116,8 @@ def test_thumbnails_select_heads_and_carry_the_roles(browser, sites):
         page.wait_for_timeout(400)
         caption = page.evaluate(f"() => {SHADOW}.querySelector('.sr-only caption').textContent")
         assert f"({want[(2, 4)]})" in caption
-        # "How to read it" lists every role with its definition.
-        howto = page.locator("section:has(h2:text('How to read it')) dl.roles").text_content()
+        # The page's "How each head's role was measured" lists every role with its definition.
+        howto = page.locator("section:has(h2:text('About these numbers')) details dl.roles").text_content()
         for rule in meta["head_definitions"]["roles"]:
             assert rule["role"] in howto
         assert not errors(page)

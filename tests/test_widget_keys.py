@@ -19,7 +19,7 @@ def state(page, selector="attention-view"):
 def test_keys_work_from_the_page_but_not_in_text_fields(reused_live_page, meta):
     page = reused_live_page
     token, layer, head, view = state(page)
-    page.locator("h2", has_text="How to read it").click()  # focus on the page, outside the view
+    page.locator("h2", has_text="About these numbers").click()  # focus on the page, outside the view
     page.keyboard.press("ArrowLeft")
     assert state(page)[0] == token - 1
     page.keyboard.press("Home")

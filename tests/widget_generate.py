@@ -59,10 +59,20 @@ def spec_sample(reference, ids, n, temperature, top_k, seed):
     return out, min(margins)
 
 
+def open_options(page) -> None:
+    """Opens the "Continue options" disclosure (tokens, temperature, top-k, seed), if closed;
+    `page` may be a Page or a Frame."""
+    more = page.locator("attention-view .gen-more")
+    if more.get_attribute("aria-expanded") != "true":
+        more.click()
+
+
 @pytest.fixture
 def page(reused_live_page):
     """The module's live page in its default view (conftest reused_live_page), with the Continue
-    controls at their defaults and a count of the view's `generate` change events."""
+    controls at their defaults, their options open, and a count of the view's `generate` change
+    events."""
+    open_options(reused_live_page)
     reused_live_page.evaluate(
         """() => {
           const el = document.querySelector("attention-view");

@@ -3,7 +3,8 @@
 // controller walks this list: it mounts them in this order (a feature that puts nodes into a
 // slot another one declares comes after it), updates and paints them in this order. Where each
 // one's nodes appear on screen is declared by the slots (core/skeleton.js), not by this order.
-// Adding a panel: one new module and one line here (docs/widget.md walks through one).
+// Adding a panel: one new module and one line here (docs/widget.md walks through one). The
+// compact view (state.js COMPACT) mounts only those marked `compact`: the row and the grid.
 
 import { row } from "./panels/row.js";
 import { rowTable } from "./panels/row-table.js";
@@ -18,17 +19,21 @@ import { ablation } from "./features/ablation-view.js";
 import { generation } from "./features/generate-controls.js";
 import { exportBar } from "./share/export-bar.js";
 import { embedMenu } from "./share/embed-menu.js";
+import { headsGuide } from "./help/heads-guide.js";
+import { tokenPieces } from "./help/token-pieces.js";
 
 /** @type {import("./core/feature.js").Feature[]} */
 export const FEATURES = [
   row,
   rowTable,
+  tokenPieces,
   story,
   compare,
   exportBar,
   embedMenu,
   generation,
   strips,
+  headsGuide,
   thumbnails,
   heatmap,
   predictions,

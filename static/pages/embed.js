@@ -7,7 +7,7 @@
 
 import { define, STATE_KEYS, toHash } from "../attention-view/widget.js";
 
-const view = document.querySelector("attention-view");
+const view = /** @type {HTMLElement & {ready: Promise<any>}} */ (document.querySelector("attention-view"));
 const params = new URLSearchParams(location.search);
 for (const name of STATE_KEYS) {
   const value = params.get(name);
@@ -27,13 +27,26 @@ linkFullPage();
 view.addEventListener("change", linkFullPage);
 
 // Tell the parent page how tall the content is, so that it can size the iframe to fit (the
-// README's five-line listener does). On load and on every change of size; "*" because the
-// message holds nothing private and the embedding page may be on any origin.
+// README's five-line listener does); "*" because the message holds nothing private and the
+// embedding page may be on any origin. Never the fallback's height: until the view has drawn
+// (or failed), the frame keeps the height its page gave it, so a frame that loads off screen
+// does not shrink to the fallback and then jump to the view. After that, on every change of
+// size and after every update. Not only from a ResizeObserver: a browser skips rendering, and
+// with it resize observations, for a cross-origin frame off screen, so the height is also
+// measured (a forced layout) when the view goes live and after each change. embed.html's panels
+// are all laid out even off screen (site.css), so this is the height the reader will see.
+const drawn = () => ["preview", "live", "error"].includes(view.getAttribute("data-status") ?? "");
+let posted = 0;
 function postHeight() {
-  if (parent === window) return;
+  if (parent === window || !drawn()) return;
   const box = document.body.getBoundingClientRect();
   const height = Math.ceil(box.bottom + window.scrollY + parseFloat(getComputedStyle(document.body).marginBottom));
+  if (height === posted) return;
+  posted = height;
   parent.postMessage({ type: "attention-view:height", height }, "*");
 }
+// After the task that drew: the view reveals its panels in a microtask of that task.
+const postSoon = () => setTimeout(postHeight, 0);
 new ResizeObserver(postHeight).observe(document.body);
-addEventListener("load", postHeight);
+new MutationObserver(postSoon).observe(view, { attributes: true, attributeFilter: ["data-status"] });
+view.addEventListener("change", () => view.ready.then(postSoon, postSoon));

@@ -4,6 +4,7 @@
 
 import { VIEWS, SCALES, GENERATE_KEYS, pinnedIndex, clamp } from "./state.js";
 import { parseAblate, toggleHead } from "../model/head-set.js";
+import { wordsOf, wordSpec, parseWordSpec } from "../model/words.js";
 
 /** @typedef {import("./state.js").State} State */
 /** @typedef {State["view"]} View */
@@ -21,6 +22,21 @@ export const KEY_ACTIONS = {
   v: { type: "cycleView" },
   V: { type: "cycleView" },
 };
+
+/**
+ * The pin on the word it was on, across an edit of the text: the word's spec ("said#2",
+ * words.js), which the new text's tokens resolve wherever the edit moved it, when a word names
+ * the pinned token and the new text still holds it that many times; else null (the index stays).
+ * @param {{text: string}[]|null} labels  the tokens before the edit
+ */
+function keptWord(labels, pinned, text) {
+  const spec = labels && pinned >= 0 ? wordSpec(wordsOf(labels), pinned) : null;
+  const parsed = parseWordSpec(spec);
+  if (!parsed) return null;
+  let seen = 0;
+  for (let at = text.indexOf(parsed.word); at >= 0; at = text.indexOf(parsed.word, at + parsed.word.length)) seen++;
+  return seen >= parsed.n ? spec : null;
+}
 
 /**
  * Next state after a user action; `dims` = {count, nLayer, nHead, labels?} (labels resolve a
@@ -95,11 +111,11 @@ export function reduce(state, action, dims) {
       return { ...state, view: /** @type {View} */ (VIEWS[(VIEWS.indexOf(state.view) + 1) % VIEWS.length]) };
     case "text":
       // Typing at the end should keep showing the newest token, so a pin on the last token
-      // turns into "follow the last token".
+      // turns into "follow the last token"; any other pin stays on its word (keptWord).
       return {
         ...state,
         text: action.text,
-        token: count > 0 && pinned === count - 1 ? null : state.token,
+        token: count > 0 && pinned === count - 1 ? null : keptWord(labels, pinned, action.text) ?? state.token,
         preview: null,
       };
     default:

@@ -129,15 +129,21 @@ export class Controller {
     }
   }
 
-  /** Builds the UI and mounts every feature for the model's shape; again when a new model has another. */
+  /**
+   * Builds the UI and mounts the features for the model's shape and the state's `compact`
+   * (only the features marked part of the compact view); again when either changes.
+   */
   mount(meta) {
-    const shape = `${meta.config.n_layer}x${meta.config.n_head}`;
+    const compact = this.states.read(this.host, meta).compact === "1";
+    const shape = `${meta.config.n_layer}x${meta.config.n_head}${compact ? " compact" : ""}`;
     if (this.ui && this.shape === shape) return;
     this.shape = shape;
     this.shell.ui.replaceChildren();
     this.ui = buildUI(this.shell);
+    this.ui.root.classList.toggle("compact", compact);
     wireKeys(this.host, this.ui, this.ctx.act);
-    this.parts = this.features.map((f) => f.mount(this.ui.slots, this.ctx));
+    const features = compact ? this.features.filter((f) => f.compact) : this.features;
+    this.parts = features.map((f) => f.mount(this.ui.slots, this.ctx));
   }
 
   fail(err, what = "load the model") {
@@ -150,6 +156,7 @@ export class Controller {
 
   attributeChanged(name) {
     if (name === "text") this.previewToken = null;
+    if (name === "compact" && this.meta && this.shell) this.mount(this.meta);
     this.schedule();
   }
 

@@ -66,6 +66,8 @@ import { dispatch } from "./dispatch.js";
  *   per model shape: a model with other layer or head counts mounts every feature again)
  * @property {Object<string, (ctx: Context, ...args: any[]) => any>} [methods]  element methods it
  *   provides (generation: generate, stop); they may run before the feature is mounted
+ * @property {boolean} [compact]  part of the compact view too (state.js COMPACT: the row and the
+ *   grid of heads); the others do not mount there
  */
 
 /**

@@ -51,13 +51,13 @@ export class Slots {
 }
 
 /**
- * The slots of the element's UI, in screen order: "controls" under the text box (Continue),
+ * The slots of the element's UI, in screen order: "top" (a skip link), "controls" under the text box (Continue),
  * then the notice, then the panels in the order of BODY_SLOTS (two columns from 820 px on:
  * attention-view.css), then "end" (the row as a table, for screen readers).
  */
 export const BODY_SLOTS = ["row", "compare", "heads", "map", "predictions", "ablation", "math"];
 
-const WIDE_PX = 820; // from here on the panels sit in two columns
+export const WIDE_PX = 820; // from here on the panels sit in two columns
 
 /**
  * The part that exists before meta.json arrives, in the host's new shadow root: stylesheet,
@@ -108,8 +108,9 @@ export function buildUI(shell) {
   const notice = h("p.notice", { id: "notice", hidden: true });
   const field = h("label.field", {}, h("span.field-label", { text: "Your text" }), input);
   const body = h("div.body");
-  shell.ui.append(field);
   const slots = new Slots();
+  slots.declare("top", shell.ui); // before the text box: the skip link
+  shell.ui.append(field);
   slots.declare("controls", shell.ui);
   shell.ui.append(notice, body);
   for (const name of BODY_SLOTS) slots.declare(name, body);

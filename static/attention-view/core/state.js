@@ -23,6 +23,13 @@ export const VIEWS = ["head", "average", "rollout"];
 export const SCALES = ["share", "relative"];
 
 /**
+ * "1": the compact view, only the row and the grid of heads (a small figure in a chapter);
+ * "0": everything. An attribute that is present and not "0" or "false" (a bare `compact`,
+ * `compact="1"`, the iframe's `?compact=1`) means compact.
+ */
+export const COMPACT = ["0", "1"];
+
+/**
  * @typedef {Object} Meta  the model folder's meta.json (docs/model-files.md); the fields read here
  * @property {{n_layer: number, n_head: number, n_ctx: number, vocab_size: number, d_model: number, d_head?: number}} config
  * @property {{text: string, token?: number, layer?: number, head?: number, view?: string}} [default]
@@ -48,6 +55,7 @@ export const SCALES = ["share", "relative"];
  * @property {string|null} temperature  Continue's settings, as written (sampler.js checks them)
  * @property {string|null} topk
  * @property {string|null} seed
+ * @property {"0"|"1"} compact  "1": only the row and the grid of heads (features.js)
  * @property {number|null} preview
  * @property {import("../model/head-set.js").Ablation} off
  */
@@ -138,7 +146,18 @@ export const SCHEMA = [
     key, property, type: /** @type {const} */ ("setting"), fallback: null, live: false, initial: (a) => a,
     parse: (a) => a ?? null, format: asString, doc: `Continue's ${property} (sampler.js checks it), as written`,
   })),
+  {
+    key: "compact", property: "compact", type: "choice", choices: COMPACT, fallback: "0", live: true,
+    initial: (a) => readCompact(a),
+    parse: (a) => readCompact(a),
+    // Like the scale: the full view writes no attribute, so links that never chose stay as they were.
+    format: (v) => (v === "1" ? "1" : null), doc: "\"1\": only the row and the grid of heads (a small figure); absent: the whole view",
+  },
 ];
+
+function readCompact(a) {
+  return a === null || a === undefined || a === "0" || a === "false" ? "0" : "1";
+}
 
 /** The state keys in SCHEMA's order (the permalink and the iframe's query write them so). */
 export const STATE_KEYS = SCHEMA.map((k) => k.key);

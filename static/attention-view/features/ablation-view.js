@@ -18,16 +18,30 @@ function points(d) {
   return `${sign}${Math.abs(v).toFixed(1)} pts`;
 }
 
+// A switch says what pressing it does: "switch off" while the head is on, "switch on" once it
+// is off (its name changes with it, so it is a plain button, not a toggle with aria-pressed).
 function switchButton(layer, head) {
   return h("button.head-switch", {
-    type: "button", "aria-pressed": "false", "data-layer": layer, "data-head": head,
+    type: "button", "data-layer": layer, "data-head": head,
     "aria-label": `switch off layer ${layer} head ${head}`, text: "switch off",
   });
 }
 
-/** @type {import("../core/feature.js").Feature} */
+function paintSwitch(sw, off) {
+  const verb = off ? "switch on" : "switch off";
+  setText(sw, verb);
+  setAttr(sw, "aria-label", `${verb} layer ${sw.dataset.layer} head ${sw.dataset.head}`);
+  sw.classList.toggle("is-off", off);
+}
+
+/**
+ * In the compact view (only the row and the grid of heads) the grid still marks the heads
+ * the attributes switch off, but has no switches and no panel.
+ * @type {import("../core/feature.js").Feature}
+ */
 export const ablation = {
   name: "ablation",
+  compact: true,
   mount(slots, ctx) {
     return mountAblation(slots, ctx);
   },
@@ -35,15 +49,18 @@ export const ablation = {
 
 function mountAblation(slots, ctx) {
   const { n_layer: nLayer, n_head: nHead } = ctx.meta().config;
+  const compact = ctx.state()?.compact === "1";
   const switches = [];
-  const marked = []; // the cells of the heads' strips and thumbnails, greyed while off
+  const marked = []; // the strips and thumbnails of the heads, greyed while off
   for (const where of ["strip", "thumb"]) {
+    if (!slots.has(`${where}-badge:1.1`)) continue; // not in this view (the compact one has no thumbnails)
     for (let l = 1; l <= nLayer; l++) {
       for (let hd = 1; hd <= nHead; hd++) {
+        const badge = slots.put(`${where}-badge:${l}.${hd}`, h("span.off-badge", { "aria-hidden": "true", text: "off" }));
+        marked.push({ el: /** @type {HTMLElement} */ (badge.parentElement.parentElement), layer: l, head: hd });
+        if (compact) continue;
         const sw = slots.put(`${where}-tools:${l}.${hd}`, switchButton(l, hd));
-        slots.put(`${where}-badge:${l}.${hd}`, h("span.off-badge", { "aria-hidden": "true", text: "off" }));
         switches.push(sw);
-        marked.push({ el: sw.parentElement, layer: l, head: hd });
         sw.addEventListener("click", () => ctx.act({ type: "ablate", layer: l, head: hd }));
       }
     }
@@ -88,9 +105,14 @@ function mountAblation(slots, ctx) {
   // The screen-reader table of the row says which heads are off, as the greyed strips do.
   v.srState = h("td", { colspan: "2" });
   slots.put("row-table-foot", h("tfoot", {}, h("tr", {}, v.srState)));
-  slots.put("ablation", v.panel);
-  // Under the top 5: with heads off, those are the ablated run's predictions.
-  v.predNote = slots.put("predictions-notes", h("p.pred-ablated", { hidden: true }));
+  if (!compact) {
+    slots.put("ablation", v.panel);
+    // Under the top 5: with heads off, those are the ablated run's predictions.
+    v.predNote = slots.put("predictions-notes", h("p.pred-ablated", { hidden: true }));
+    slots.put("heads-help", h("p.help.switch-help", { text: "\u201cswitch off\u201d zeroes that head\u2019s output " +
+      "and runs the model again: the rows of later layers, which read what it wrote, change with it, and the top 5 " +
+      "next tokens are compared with every head on." }));
+  }
 
   return {
     result(result, view) {
@@ -106,12 +128,12 @@ function mountAblation(slots, ctx) {
       const { errors } = vm.state.off;
       const heads = vm.run.off?.heads ?? [];
       const off = new Set(heads.map(([l, hd]) => `${l}.${hd}`));
-      for (const sw of switches) setAttr(sw, "aria-pressed", String(off.has(`${sw.dataset.layer}.${sw.dataset.head}`)));
+      for (const sw of switches) paintSwitch(sw, off.has(`${sw.dataset.layer}.${sw.dataset.head}`));
       for (const m of marked) m.el.classList.toggle("head-off", off.has(`${m.layer}.${m.head}`));
       setText(v.srState, heads.length
         ? `Switched off: ${longNames(heads)}${everyHeadOff(heads, config) ? " (every head)" : ""}. The weights are the model's with ${heads.length === 1 ? "it" : "them"} off.`
         : "Every head is on.");
-      paintPanel(v, vm, heads, errors, config);
+      if (!compact) paintPanel(v, vm, heads, errors, config);
     },
   };
 }

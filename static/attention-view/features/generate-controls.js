@@ -1,6 +1,7 @@
 // @ts-check
 // The "Continue" controls under the text box: Continue / Stop / Undo, the number of tokens,
-// temperature, top-k and seed, a visible progress line, and a polite live region that
+// temperature, top-k and seed behind a "Continue options" disclosure (closed unless a setting
+// is set or wrong), a visible progress line, and a polite live region that
 // announces the new tokens in batches (a screen reader hears "added «the» (43%), «Queen»
 // (12%)" every second or so, not twenty interruptions). The writer (generation.js) does the
 // work; this module only wires the controls to it and reports what it does.
@@ -72,6 +73,13 @@ function addControls(slots, ctx, writer) {
     return h("label.gen-field", {}, h("span.gen-label", { text: label }), input);
   });
   c.inputs.maxTokens.value = String(DEFAULTS.maxTokens);
+  // The sampling settings wait behind a disclosure: the first screen is for the attention.
+  c.options = h("div.gen-settings", { id: "gen-options", hidden: true }, ...fields,
+    h("p.help.gen-help", { text: "Temperature 0 always takes the most likely token; above 0 the model picks among " +
+      "the top-k from a seeded generator, so the same text, settings and seed write the same continuation." }));
+  c.more = h("button.disclosure.gen-more", {
+    type: "button", "aria-expanded": "false", "aria-controls": c.options.id, text: "Continue options",
+  });
   c.status = h("p.gen-status");
   // What the newest token was picked from: the five most likely tokens at the position it
   // was drawn for (the plain softmax of the run that picked it), the pick marked. The top 5
@@ -79,7 +87,7 @@ function addControls(slots, ctx, writer) {
   c.choice = h("p.gen-choice", { hidden: true });
   c.live = h("p.sr-only", { "aria-live": "polite" });
   const box = h("div.gen", { role: "group", "aria-label": "Let the model write" },
-    h("div.gen-buttons", {}, c.continue, c.stop, c.undo), h("div.gen-settings", {}, ...fields),
+    h("div.gen-buttons", {}, c.continue, c.stop, c.undo, c.more), c.options,
     c.status, c.choice, c.error, c.live);
   slots.put("controls", box);
 
@@ -103,13 +111,20 @@ function addControls(slots, ctx, writer) {
   const showError = (message) => {
     setHidden(c.error, !message);
     setText(c.error, message ?? "");
+    if (message) showOptions(true); // the field to fix is in there
   };
+  const showOptions = (open) => {
+    setHidden(c.options, !open);
+    c.more.setAttribute("aria-expanded", String(open));
+  };
+  c.more.addEventListener("click", () => showOptions(c.options.hidden));
   // The fields show the attributes (a permalink's settings, or a script's), or the defaults.
   const syncFields = () => {
     for (const [key, name] of Object.entries(SETTING_ATTRIBUTES)) {
       const field = c.inputs[key];
       const value = host.getAttribute(name) ?? String(DEFAULTS[key]);
       if (field.value !== value && field !== host.shadowRoot.activeElement) field.value = value;
+      if (host.hasAttribute(name)) showOptions(true); // a link's own settings are shown, not hidden
     }
     showErrors();
   };
@@ -149,13 +164,21 @@ function addControls(slots, ctx, writer) {
   };
   c.continue.addEventListener("click", start);
   c.stop.addEventListener("click", () => writer.stop());
+  // "Undone" is about the click that undid: the next change of the view clears it.
+  let undone = false;
   c.undo.addEventListener("click", () => {
     const hadFocus = focused() === c.undo;
     if (writer.undo()) {
       setText(c.status, "Undone: the text is as it was before the model wrote.");
       setHidden(c.choice, true);
+      undone = true;
     }
     if (hadFocus) c.continue.focus();
+  });
+  host.addEventListener("change", () => {
+    if (!undone) return;
+    undone = false;
+    setText(c.status, "");
   });
   // Typing cancels a generation (the writer also notices any other change of the text).
   textBox.addEventListener("input", () => {

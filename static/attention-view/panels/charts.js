@@ -61,6 +61,18 @@ function stopPositions(buckets) {
   return positions.get(buckets);
 }
 
+/**
+ * Where key `k` sits along a strip of `T` keys drawn by rowGradient: its bucket's left edge and
+ * width, as fractions of the strip (one key per bucket up to MAX_STOPS keys).
+ */
+export function keySpan(k, T) {
+  const buckets = Math.min(T, MAX_STOPS);
+  let b = Math.min(buckets - 1, Math.floor((k * buckets) / T));
+  while (b > 0 && Math.floor((b * T) / buckets) > k) b--;
+  while (b < buckets - 1 && Math.floor(((b + 1) * T) / buckets) <= k) b++;
+  return { left: b / buckets, width: 1 / buckets };
+}
+
 export function rowGradient(row, upto, T, scale) {
   const buckets = Math.min(T, MAX_STOPS);
   const at = stopPositions(buckets);

@@ -2,10 +2,11 @@
 // The heatmap panel: the selected view's whole T x T matrix, with token labels on both axes,
 // the shown row outlined, and a crosshair with a readout for the cell under the pointer or
 // the keyboard's focused cell (heatmap-axes.js). Clicking a row, or Enter on a focused cell,
-// pins that token.
+// pins that token. A skip link at the very top of the view (slot "top") takes the keyboard
+// straight to the map, past every control before it.
 
 import { h, setText } from "../core/dom.js";
-import { viewName } from "../readouts/readouts.js";
+import { viewName, ordinal } from "../readouts/readouts.js";
 import { drawHeatmap } from "./charts.js";
 import { buildAxes, paintAxes, labelStep, HeatmapCursor, cellAt } from "./heatmap-axes.js";
 
@@ -26,6 +27,12 @@ export const heatmap = {
     const frame = h("div.heatmap-frame", {}, canvas, row0, marker);
     const axes = buildAxes(frame);
     slots.put("map", h("section.panel.map-panel", {}, title, axes.grid, axes.readout, caption));
+    const skip = slots.put("top", h("a.skip-link", { href: "#heatmap", text: "Skip to the heatmap" }));
+    skip.addEventListener("click", (e) => {
+      e.preventDefault(); // the fragment cannot reach into the shadow root
+      canvas.focus({ preventScroll: true });
+      canvas.scrollIntoView({ block: "center" });
+    });
     const cursor = new HeatmapCursor(axes, canvas);
     const size = () => ctx.run()?.out?.T ?? 0;
 
@@ -59,10 +66,11 @@ export const heatmap = {
         const { T } = view.out;
         const who = `\u00ab${view.names[view.shown]}\u00bb`;
         setText(title, `${viewName(view.state)}: all ${T} \u00d7 ${T} weights`);
+        const step = labelStep(T);
         setText(caption, `Rows are queries, columns are keys; the outlined row is ${who}. ` +
-          "Hatched cells are later tokens (masked); labels show every " +
-          `${labelStep(T) === 1 ? "" : `${labelStep(T)}th `}token. Row 0 is faded: the first token can only attend to itself, ` +
-          "so it is always 100% there. Click a row to pin that token.");
+          `Hatched cells are later tokens (masked); labels show every ${step === 1 ? "" : `${ordinal(step)} `}token. ` +
+          "Row 0 is faded: the first token can only attend to itself, so it is always 100% there. Click a row to pin " +
+          "that token, or Tab to the map and walk its cells with the arrow keys (Enter pins the row).");
         drawHeatmap(canvas, marker, view, row0);
         paintAxes(axes, view);
         cursor.update(view);

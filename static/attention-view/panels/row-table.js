@@ -14,6 +14,7 @@ const TRAIL_MS = 150;
 /** @type {import("../core/feature.js").Feature} */
 export const rowTable = {
   name: "row-table",
+  compact: true,
   mount(slots) {
     const caption = h("caption");
     const body = h("tbody");

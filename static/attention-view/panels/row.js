@@ -3,7 +3,8 @@
 // row's title, sum, colour legend and scale buttons, and one or two sentences written from the
 // numbers. Chips are pooled and only what changed is written: this runs on every keystroke
 // (the whole update, tokenize + run + render, has to fit in a frame at 128 tokens). User text
-// only ever reaches the page through textContent. The panel's end is the slot "row-tools".
+// only ever reaches the page through textContent. Under the chips is the slot "row-notes"
+// (the first-visit hint about token pieces), and the panel's end is the slot "row-tools".
 
 import { h, setText, setHidden, setAttr } from "../core/dom.js";
 import { steppedColor, ink, gradient, level, aboveEven, RELATIVE_SPAN } from "../readouts/palette.js";
@@ -34,6 +35,7 @@ export function describeRow(row, query, names, state) {
 /** @type {import("../core/feature.js").Feature} */
 export const row = {
   name: "row",
+  compact: true,
   mount(slots, ctx) {
     const title = h("h3.panel-title");
     const box = h("div.chips", {
@@ -47,14 +49,19 @@ export const row = {
     bar.style.backgroundImage = gradient();
     const legend = h("span.legend", {}, low, bar, high);
     // The colour scale (state.js SCALES): two toggle buttons, the pressed one is the scale shown.
-    const scaleButtons = [["share", "share of row"], ["relative", "\u00d7 even share"]].map(([scale, text]) =>
-      h("button.scale-button", { type: "button", "data-scale": scale, "aria-pressed": "false", text }));
+    const scaleButtons = [
+      ["share", "share of row", "The weight itself: 0% (none of the row) to 100% (all of it)"],
+      ["relative", "\u00d7 even share", "The weight \u00f7 an even split of the row, 1/(q+1) for the (q+1)-th token, on a log scale"],
+    ].map(([scale, text, title]) =>
+      h("button.scale-button", { type: "button", "data-scale": scale, "aria-pressed": "false", text, title }));
     const scales = h("span.scales", { role: "group", "aria-label": "Colour by" },
       h("span.scales-label", { text: "Colour by" }), ...scaleButtons);
     const explain = h("p.explain");
-    const panel = slots.put("row", h("section.panel.row-panel", {}, title, box,
-      h("p.row-meta", {}, sum, h("span.legend-box", {}, scales, legend)), explain));
-    slots.declare("row-tools", panel);
+    // What the chips are, next to them; the token it names follows the shown token.
+    const help = h("p.help.row-help");
+    const meta = h("p.row-meta", {}, sum, h("span.legend-box", {}, scales, legend));
+    const panel = slots.put("row", h("section.panel.row-panel", {}, title, box, help, meta, explain));
+    slots.declare("row-notes", panel, meta).declare("row-tools", panel);
 
     const chipAt = (e) => e.target.closest(".chip");
     box.addEventListener("click", (e) => {
@@ -94,6 +101,8 @@ export const row = {
         setText(sum, `Row sum ${percent(rowSum(values, shown + 1))} over ${shown + 1} token${shown ? "s" : ""}; ` +
           `${later} later token${later === 1 ? "" : "s"} masked.`);
         setText(explain, describeRow(values, shown, names, state));
+        setText(help, `Each chip is a token, coloured by the share of ${who}\u2019s attention it gets (\u25b2: above an ` +
+          "even split); hatched ones come later, out of its sight. Click or tap a chip to pin it.");
         if (view.focusChip && pinned >= 0) chips.focus(pinned);
       },
     };

@@ -1,12 +1,15 @@
 // @ts-check
 // Every head's whole T x T pattern (bertviz's "model view"): one small canvas per head, in
-// the heads panel under the strips. Clicking one selects the head; "See it do this" loads the
-// head's example sentence from meta.json. The canvases are repainted only when the run or the
-// scale changes, never per pin, and trail a burst of typing by a moment: they are the
-// overview, not what the keystroke is about (at T = 128 repainting them on every key cost a
-// few ms of the frame). Each head has the slots "thumb-badge:L.H" and "thumb-tools:L.H".
+// the heads panel under the strips, behind a disclosure that starts closed on a narrow view
+// (under the two-column width) and open on a wide one. Clicking one selects the head; "See it
+// do this" loads the head's example sentence from meta.json and brings the row into view. The
+// canvases are repainted only when the run or the scale changes, never per pin, and trail a
+// burst of typing by a moment: they are the overview, not what the keystroke is about (at
+// T = 128 repainting them on every key cost a few ms of the frame); while closed, not at all.
+// Each head has the slots "thumb-badge:L.H" and "thumb-tools:L.H".
 
 import { h, setHidden, setAttr } from "../core/dom.js";
+import { WIDE_PX } from "../core/skeleton.js";
 import { headMatrix, wholePercent } from "../readouts/readouts.js";
 import { paintMatrix } from "./charts.js";
 import { roleNodes, paintRoles } from "./roles.js";
@@ -18,6 +21,16 @@ const TRAIL_MS = 120;
 function exampleOf(meta, layer, head) {
   const ex = meta?.heads?.find?.((x) => x.layer === layer && x.head === head)?.example;
   return ex && typeof ex.text === "string" ? ex : null;
+}
+
+/**
+ * "See it do this": the example, with focus on its pinned token (a keyboard reader lands where
+ * it is), and the row brought to the top of the screen: the button sits far below it.
+ */
+function showExample(ctx, layer, head) {
+  ctx.act({ type: "example", layer, head }, { focusChip: true });
+  const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
+  ctx.host.shadowRoot.querySelector(".row-panel")?.scrollIntoView({ block: "start", behavior: still ? "auto" : "smooth" });
 }
 
 /** @type {import("../core/feature.js").Feature} */
@@ -45,11 +58,25 @@ export const thumbnails = {
         thumbs.push({ button, canvas, role, def, example, layer: l, head: hd, out: null, scale: "", roleLabel: "" });
         line.append(cell);
         button.addEventListener("click", () => ctx.act({ type: "select", layer: l, head: hd }));
-        example.addEventListener("click", () => ctx.act({ type: "example", layer: l, head: hd }));
+        example.addEventListener("click", () => showExample(ctx, l, hd));
       }
       box.append(line);
     }
-    slots.put("heads-panel", h("h4.thumbs-title", { text: "Every head's whole pattern (click one to select it)" }), box);
+    const open = ctx.host.getBoundingClientRect().width >= WIDE_PX;
+    const toggle = h("button.disclosure.thumbs-toggle", {
+      type: "button", "aria-expanded": String(open), "aria-controls": "thumbs-body", text: "Every head\u2019s whole pattern",
+    });
+    const body = h("div.thumbs-body", { id: "thumbs-body", hidden: !open },
+      h("p.help", { text: "Each square is one head\u2019s whole pattern on your text: a row per token, its earlier tokens " +
+        "from left to right. Click one to select that head; \u201cSee it do this\u201d loads a sentence where the head puts " +
+        "much of one row on one earlier token." }), box);
+    slots.put("heads-panel", h("h4.thumbs-title", {}, toggle), body);
+    toggle.addEventListener("click", () => {
+      body.hidden = !body.hidden;
+      toggle.setAttribute("aria-expanded", String(!body.hidden));
+      const view = ctx.view();
+      if (!body.hidden && view?.out) trail.now(view);
+    });
 
     const roles = {};
     const draw = (view) => {
@@ -82,6 +109,7 @@ export const thumbnails = {
           const selected = state.view === "head" && state.layer === t.layer && state.head === t.head;
           setAttr(t.button, "aria-pressed", selected ? "true" : "false");
         }
+        if (body.hidden) return; // drawn when opened
         // Same run (only the pressed state changed) or the very first paint: at once.
         const first = thumbs[0];
         if (!first.out || (first.out === view.out && first.scale === state.scale)) trail.now(view);

@@ -17,23 +17,49 @@ function fixed(v) {
   return Number.isFinite(v) ? v.toFixed(2) : "";
 }
 
-/** One sentence per role, from the rule list in `head_definitions.roles`. */
-export function roleDefinitions(meta) {
-  const defs = meta?.head_definitions;
-  const out = new Map();
-  if (!defs || !Array.isArray(defs.roles)) return out;
+/**
+ * A score in a reader's words: its short hint from `head_definitions.scores` ("largest weight in
+ * a row") and what it was measured on; the full definition ("mean largest weight in a row, over
+ * q >= 1") only for a meta.json without hints.
+ */
+function scoreWords(defs, score) {
+  const entry = Array.isArray(defs.scores) ? defs.scores.find((s) => s && s.name === score) : null;
+  if (entry && entry.hint) return entry.measured_on ? `${entry.hint} (on ${entry.measured_on})` : entry.hint;
+  return defs[score] || score.replace(/_/g, " ");
+}
+
+/** What a rule's role means (after "role: "), from the rule and `head_definitions`. */
+function roleMeaning(defs, rule) {
+  if (!rule.score) return "no role score reaches its threshold; the head spreads its attention.";
   const even = defs.even_attention || {};
-  for (const rule of defs.roles) {
-    if (out.has(rule.role)) continue;
-    if (!rule.score) {
-      out.set(rule.role, `${rule.role}: no role score reaches its threshold; the head spreads its attention.`);
-      continue;
-    }
-    const what = defs[rule.score] || rule.score.replace(/_/g, " ");
-    const base = Number.isFinite(even[rule.score]) ? ` (even attention would give ${fixed(even[rule.score])})` : "";
-    out.set(rule.role, `${rule.role}: ${what}, at least ${rule.at_least}${base}.`);
-  }
+  const base = Number.isFinite(even[rule.score]) ? ` (even attention would give ${fixed(even[rule.score])})` : "";
+  return `${scoreWords(defs, rule.score)}, at least ${rule.at_least}${base}.`;
+}
+
+/** What each role means ("role: meaning"), one sentence per role, in the order of `head_definitions.roles`. */
+export function roleDefinitions(meta) {
+  const out = new Map();
+  for (const { role, meaning } of roleMeanings(meta)) out.set(role, `${role}: ${meaning}`);
   return out;
+}
+
+/** @returns {{role: string, meaning: string}[]} */
+function roleMeanings(meta) {
+  const defs = meta?.head_definitions;
+  if (!defs || !Array.isArray(defs.roles)) return [];
+  const seen = new Set();
+  return defs.roles.filter((rule) => !seen.has(rule.role) && seen.add(rule.role))
+    .map((rule) => ({ role: rule.role, meaning: roleMeaning(defs, rule) }));
+}
+
+/**
+ * The roles this model's heads have, each with its meaning, in rule order: the legend under
+ * the grid of heads. Empty without `heads`.
+ * @returns {{role: string, meaning: string}[]}
+ */
+export function roleLegend(meta) {
+  const had = new Set([...headRoles(meta).values()].map((r) => r.role));
+  return roleMeanings(meta).filter(({ role }) => had.has(role));
 }
 
 const memo = new WeakMap(); // meta -> its roles: they do not change with the text

@@ -193,6 +193,13 @@ export function wholePercent(w) {
   return w > 0 && w < 0.005 ? "<1%" : `${Math.round(100 * w)}%`;
 }
 
+/** An English ordinal: 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st, 22nd. */
+export function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] ?? "th";
+  return `${n}${suffix}`;
+}
+
 const VIEW_NAMES = {
   head: (s) => `Layer ${s.layer}, head ${s.head}`,
   average: (s) => `The average of layer ${s.layer}'s heads`,

@@ -21,7 +21,8 @@ function attr(value) {
  * The state a snippet reproduces, in state.js SCHEMA's order, with every key that has a value
  * (ablate, compare and the settings of Continue only when set, so that snippets of views
  * without them stay as they were): the pinned token as a word when a word names it;
- * `settings` are the generation attributes (temperature, topk, seed; null = not set).
+ * `settings` are the state keys the result does not hold: the generation attributes
+ * (temperature, topk, seed) and `compact` (null = not set).
  */
 export function embedState(result, settings = {}) {
   const word = result.token >= 0 ? wordSpec(wordsOf(result.tokens), result.token) : null;
@@ -72,11 +73,15 @@ function addEmbedMenu(slots, view) {
     copy.addEventListener("click", () => copyText(box, note, label));
     return h("div.embed-item", {}, h("div.embed-head", {}, h("span", { text: label }), copy), box);
   });
+  // The compact view (state.js COMPACT) is a choice of the author's, not of the view on screen.
+  const compact = /** @type {HTMLInputElement} */ (h("input.embed-compact", { type: "checkbox" }));
+  const compactField = h("label.embed-option", {}, compact, " Compact: only the row and the grid of heads (a small figure)");
+  compact.addEventListener("change", () => fill());
   // A disclosure button, not <details>: the view's one <details> is "Show the math".
   const toggle = h("button.embed-toggle", { type: "button", "aria-expanded": "false", text: "Copy embed code" });
   const panel = h("div.embed-panel", { hidden: true },
     h("p.embed-intro", { text: "Exactly this view (text, layer, head, token, view, colour scale, heads off, second sentence, the settings of Continue), with the files served from this site." }),
-    ...items, note);
+    compactField, ...items, note);
   const menu = h("div.embed-menu", {}, toggle, panel);
   panel.id = "embed-panel";
   toggle.setAttribute("aria-controls", panel.id);
@@ -85,7 +90,8 @@ function addEmbedMenu(slots, view) {
   const fill = () => {
     const result = view.result;
     if (!isOpen() || !result) return;
-    const code = snippets(result, SITE_ROOT, Object.fromEntries(GENERATE_KEYS.map((k) => [k, view.getAttribute(k)])));
+    const settings = Object.fromEntries(GENERATE_KEYS.map((k) => [k, view.getAttribute(k)]));
+    const code = snippets(result, SITE_ROOT, { ...settings, compact: compact.checked ? "1" : null });
     for (const [kind] of KINDS) if (boxes[kind].textContent !== code[kind]) boxes[kind].textContent = code[kind];
   };
   toggle.addEventListener("click", () => {
