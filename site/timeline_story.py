@@ -129,8 +129,8 @@ def gradual_sentence(heads: list[dict]) -> str:
         a = max(rated, key=lambda x: float(x["change"]["speedup"]))
         c = a["change"]
         text += (f" Closest to a jump: between step {c['from_step']} and {a['step_text']}, when L{a['layer']}H{a['head']} "
-                 f"passed its threshold, the figure fell from {c['bpc_from']} to {c['bpc_to']}, {c['speedup']} times as "
-                 "fast per step as just before.")
+                 f"passed its threshold, the figure fell from {c['bpc_from']} to {c['bpc_to']}, at {c['speedup']} times "
+                 "the rate per step of the interval just before.")
     return text
 
 
@@ -173,7 +173,8 @@ def story(meta: dict, timeline: dict | None) -> dict | None:
     first, last = points[0], points[-1]
     out = {
         "snapshots": len(points) - 1, "snapshots_text": counted(len(points) - 1, "snapshot"),
-        "first_step": grouped(first["step"]), "shipped_step": grouped(last["step"]),
+        "first_step": grouped(first["step"]), "last_snapshot_step": grouped(points[-2]["step"]),
+        "shipped_step": grouped(last["step"]),
         "bpc_first": f"{first['heldout_bpc']:.2f}", "bpc_shipped": f"{last['heldout_bpc']:.2f}",
         "heads": heads, "others": without_role(meta, timeline, heads),
         "verdict": "sudden" if sudden else "gradual", "rule": RULE,
