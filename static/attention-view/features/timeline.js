@@ -10,7 +10,7 @@
 // reader opens it (or a link names a step).
 
 import { h, setText, setHidden, setAttr } from "../core/dom.js";
-import { loadTimeline, loadedTimeline, loadStep, loadedStep, pointAt } from "../model/timeline.js";
+import { hasTimeline, loadTimeline, loadedTimeline, loadStep, loadedStep, pointAt } from "../model/timeline.js";
 import { pointIndex, stepText, headText, mainScore, grouped } from "../readouts/timeline.js";
 import { TimelineChart } from "./timeline-chart.js";
 
@@ -23,8 +23,8 @@ export const timeline = {
   name: "timeline",
   mount(slots, ctx) {
     const meta = ctx.meta();
-    if (!meta?.timeline) return {}; // a model without snapshots: no control at all
     const folder = () => /** @type {any} */ (ctx.host).src;
+    if (!meta || !hasTimeline(folder(), meta)) return {}; // a model without snapshots: no control at all
     const snapshots = meta.timeline.steps - 1;
     const ui = buildControl(meta, snapshots);
     slots.put("controls", ui.section);
@@ -187,7 +187,7 @@ function buildControl(meta, snapshots) {
   const head = h("span.tl-head-line");
   const controls = h("div.tl-controls", { hidden: true }, play, slider, ticks, h("p.tl-readouts", {}, readout, " ", head));
   const status = h("span.tl-status-text");
-  const retry = h("button.retry", { type: "button", hidden: true, text: "Try again" });
+  const retry = h("button.tl-retry", { type: "button", hidden: true, text: "Try again" });
   const plotArea = h("div.tl-plot-area");
   const statusLine = h("p.tl-status", { role: "status" }, status, " ", retry);
   const body = h("div.tl-body", { id: "tl-body", hidden: true }, controls, statusLine, plotArea);

@@ -8,6 +8,7 @@
 
 import { once, settled, loadMeta, createSession, Model } from "./loader.js";
 import { download, parseJSON, checkSha256 } from "./download.js";
+import { heldFile } from "./held-files.js";
 import { loadRuntime } from "./runtime.js";
 import { pointIndex } from "../readouts/timeline.js";
 
@@ -51,6 +52,14 @@ function tried(folder, key, make) {
       throw err;
     }
   });
+}
+
+/**
+ * Whether the folder has a timeline the widget can reach: meta.json points to one, and a host that
+ * handed the model's files over (a notebook: held-files.js) handed over timeline.json too.
+ */
+export function hasTimeline(folder, meta) {
+  return !!meta.timeline && (!heldFile(folder, "meta.json") || !!heldFile(folder, meta.timeline.manifest));
 }
 
 /** The folder's timeline.json, downloaded once and checked. @returns {Promise<Timeline>} */
