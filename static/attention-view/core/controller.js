@@ -249,11 +249,15 @@ export class Controller {
   }
 
   settle() {
+    // A part's model says which one it is (a training step's), so the line names what is on screen.
+    const text = this.choice(this.state())?.live ?? "live: every number below is computed in your browser.";
     if (this.status !== "live") {
-      this.setStatus("live", "live: every number below is computed in your browser.");
+      this.setStatus("live", text);
       performance.mark("attention-view:live");
       this.host.dispatchEvent(new Event("load"));
       this.host.dispatchEvent(new Event("loadend"));
+    } else if (this.shell.statusText.textContent !== text) {
+      this.setStatus("live", text);
     }
     this.readyD.resolve(this.result());
   }

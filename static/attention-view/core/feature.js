@@ -71,6 +71,7 @@ import { dispatch } from "./dispatch.js";
  * @property {(shipped: Model) => Promise<Model>} load  loads it (one download however often called)
  * @property {string} loading  the status line while it loads
  * @property {string} what  what could not be done when it fails ("load training step 350")
+ * @property {string} [live]  the status line once its numbers are on screen
  */
 
 /**

@@ -114,7 +114,7 @@ export class TimelineChart {
   legendFor(layer, head) {
     const items = [];
     const key = (cls, text) => h("span.tl-key", {}, h(`span.tl-swatch.${cls}`), text);
-    if (this.score) items.push(key("tl-swatch-head", `L${layer}H${head} ${this.score.label}`), key("tl-swatch-threshold", `${this.score.role} from ${this.score.atLeast}`));
+    if (this.score) items.push(key("tl-swatch-head", `L${layer}H${head} ${this.score.label}`), key("tl-swatch-threshold", `what ${this.score.role} needs (${this.score.atLeast})`));
     if (viewSeries(this.timeline).length) items.push(key("tl-swatch-view", "the opening view's largest weight"));
     items.push(key("tl-swatch-others", "the other heads"));
     this.legend.replaceChildren(...items);

@@ -39,11 +39,23 @@ export const timeline = {
 
     const go = (point) => ctx.act({ type: "step", step: point.shipped ? null : point.step });
 
+    /** The panel's own status line: timeline.json loading, or why it did not load. */
+    function paintStatus() {
+      const t = loadedTimeline(folder());
+      setHidden(ui.statusLine, !!t);
+      setHidden(ui.controls, !t);
+      setText(ui.status, t ? "" : failure ? `Could not load the training timeline: ${failure.message}.`
+        : "loading the training timeline\u2026");
+      // When the view's own status line has the error and its "Try again", one button is enough.
+      setHidden(ui.retry, !failure || ctx.status() === "error");
+    }
+
     function fetchTimeline() {
       failure = null;
+      paintStatus();
       loadTimeline(folder()).then(() => ctx.schedule(), (err) => {
         failure = err;
-        ctx.schedule();
+        paintStatus();
       });
     }
 
@@ -133,6 +145,8 @@ export const timeline = {
           loading: point ? `loading training step ${grouped(point.step)} (${megabytes(point.bytes ?? 0)})\u2026`
             : "loading the training timeline\u2026",
           what: point ? `load training step ${grouped(point.step)}` : "load the training timeline",
+          live: point ? `live: every number below is computed in your browser, by the model at training step ${grouped(point.step)}.`
+            : undefined,
         };
       },
 
@@ -141,14 +155,10 @@ export const timeline = {
         if (state.step !== null && !open) setOpen(true); // a link or a script named a step
         if (!open) return;
         const t = loadedTimeline(folder());
-        setHidden(ui.retry, !failure);
-        setHidden(ui.statusLine, !!t);
-        setText(ui.status, t ? "" : failure ? `Could not load the training timeline: ${failure.message}.`
-          : "loading the training timeline\u2026");
-        setHidden(ui.controls, !t);
+        paintStatus();
         if (!t) return;
-        if (!chart) {
-          chart = new TimelineChart(meta, t);
+        if (chart?.timeline !== t) {
+          chart = new TimelineChart(ctx.meta() ?? meta, t);
           ui.plotArea.replaceChildren(chart.root);
           setAttr(ui.slider, "max", String(t.points.length - 1));
           // A tick mark per snapshot under the slider.
@@ -161,7 +171,7 @@ export const timeline = {
         const shown = view.run.model?.step ?? null;
         const point = shown === null ? t.points.at(-1) : pointAt(t, shown);
         setText(ui.readout, `Showing ${stepText(t, point)}.`);
-        setText(ui.head, headText(point, state.layer, state.head, mainScore(meta, t, state.layer, state.head)));
+        setText(ui.head, headText(point, state.layer, state.head, mainScore(chart.meta, t, state.layer, state.head)));
         painted = { layer: state.layer, head: state.head, step: point.step };
         chart.draw(width, state.layer, state.head);
         chart.mark(point.step);

@@ -71,7 +71,7 @@ export function stepText(timeline, point) {
 }
 
 /**
- * What the selected head is at a point: "L2H3: content, row max 0.30 (at least 0.25)".
+ * What the selected head is at a point: "L2H3 here: content (row max 0.30; content needs 0.25)".
  * @param {{name: string, label: string, role: string, atLeast: number}|null} score  mainScore's
  */
 export function headText(point, layer, head, score) {
@@ -79,5 +79,5 @@ export function headText(point, layer, head, score) {
   if (!h || !score) return "";
   const value = h.scores[score.name];
   const shown = typeof value === "number" ? value.toFixed(2) : "not measured";
-  return `L${layer}H${head}: ${h.role}, ${score.label} ${shown} (${score.role} from ${score.atLeast})`;
+  return `L${layer}H${head} here: ${h.role} (${score.label} ${shown}; ${score.role} needs ${score.atLeast})`;
 }
