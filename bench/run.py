@@ -2,7 +2,7 @@
 """Benchmark the live page against a bare page (bench/bare.html: tokenizer + ORT + model, run
 once) in Debian's chromium on loopback. Figures, not pass/fail; prints a markdown table.
 
-    .venv/bin/python bench/run.py [--runs 5] [--updates 30]
+    .venv/bin/python bench/run.py [--runs 5] [--updates 30] [--model static/model]
 
 Cold loads use a fresh browser context each (empty HTTP cache, no service worker). Load
 figures are medians over --runs loads of each page, interleaved. Warm loads are reloads of a
@@ -18,7 +18,7 @@ Generation steps ("Continue") are medians over --updates calls of
 `el.generate({temperature: 0, maxTokens: 2})` from a text of T - 2 tokens, each timed by the
 page's own measure of its second step (`attention-view:generate-step`: pick the token from the
 logits on screen, one model run at T tokens, one render, the controls' update, whose text box
-scroll forces style and layout), beside the bare session.run at T.
+scroll forces style and layout), beside the bare session.run at T. A model with a training timeline adds its rows (bench/timeline_figures.py).
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+import timeline_figures  # noqa: E402  (bench/timeline_figures.py)
+
 from browser import build_site, launch, serve, site_csp  # noqa: E402  (one copy, shared with the tests)
 
 SIZES = (8, 32, 128)
@@ -147,14 +149,17 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="cold loads of each page (default 5)")
     parser.add_argument("--warm", type=int, default=5, help="warm reloads of each page (default 5)")
     parser.add_argument("--updates", type=int, default=30, help="edits timed per size (default 30)")
+    parser.add_argument("--model", type=Path, default=ROOT / "static" / "model",
+                        help="the model folder to build the site on (default static/model/)")
     args = parser.parse_args(argv)
 
     from playwright.sync_api import sync_playwright
     from tokenizers import Tokenizer
 
-    meta = json.loads((ROOT / "static" / "model" / "meta.json").read_text(encoding="utf-8"))
-    tokenizer = Tokenizer.from_file(str(ROOT / "static" / "model" / "tokenizer.json"))
-    out = build_site(Path(tempfile.mkdtemp(prefix="bench-site-")) / "site")
+    meta = json.loads((args.model / "meta.json").read_text(encoding="utf-8"))
+    tokenizer = Tokenizer.from_file(str(args.model / "tokenizer.json"))
+    timeline = timeline_figures.load(args.model, meta)
+    out = build_site(Path(tempfile.mkdtemp(prefix="bench-site-")) / "site", "--model", str(args.model))
     (out / "bench").mkdir()
     shutil.copy2(ROOT / "bench" / "bare.js", out / "bench" / "bare.js")
     bare_html = (ROOT / "bench" / "bare.html").read_text(encoding="utf-8")
@@ -233,6 +238,8 @@ def main(argv=None) -> int:
             assert g["tokens"] == n, (g["tokens"], n)
             updates[n] = {"page": median(p["times"]), "generate": median(g["times"])}
         context.close()
+        trained = timeline and timeline_figures.measure(browser, page_url, meta, timeline, texts_of_length(tokenizer, 32)[0],
+                                                      args.runs, args.updates, WORKER_READY_JS)
         context = browser.new_context()
         bare = context.new_page()
         bare.goto(bare_url)
@@ -268,6 +275,8 @@ def main(argv=None) -> int:
         u = updates[n]
         rows.append((f"generation step at T = {n} (pick + run + render + layout)", f"{u['generate']:.2f} ms",
                      f"{u['bare_run']:.2f} ms (run)", u["generate"] / u["bare_run"], "< 25 ms" if n == 128 else ""))
+    if trained:
+        rows += timeline_figures.rows({**trained, "bare_run": updates[32]["bare_run"]})
     load = os.getloadavg()[0]
     print(f"\nChromium {version}, {os.cpu_count()} CPU cores (1-min load average at the start: {load_at_start:.2f}, "
           f"at the end: {load:.2f}; "
@@ -276,7 +285,7 @@ def main(argv=None) -> int:
     print("| measure | page | bare floor | ratio | target |")
     print("|---|---|---|---|---|")
     for name, a, b, ratio, target in rows:
-        print(f"| {name} | {a} | {b} | {ratio:.2f} | {target} |")
+        print(f"| {name} | {a} | {b} | {'' if ratio != ratio else f'{ratio:.2f}'} | {target} |")
     return 0
 
 

@@ -115,11 +115,32 @@ def model_facts(meta: dict) -> dict:
     return model_facts.facts(meta)
 
 
+def timeline_story(meta: dict, timeline: dict | None) -> dict | None:
+    """When the heads formed (the timeline sections), from `timeline` by site/timeline_story.py."""
+    import timeline_story
+
+    return timeline_story.story(meta, timeline)
+
+
 def load_meta(model_dir: Path) -> dict:
     path = model_dir / "meta.json"
     if not path.exists():
         raise BuildError(f"{path} is missing; run `python -m export` to write the model files")
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def load_timeline(model_dir: Path, meta: dict) -> dict | None:
+    """The model's timeline.json, checked against the sha256 meta.json records; None without one."""
+    pointer = meta.get("timeline")
+    if not pointer:
+        return None
+    path = model_dir / pointer["manifest"]
+    if not path.is_file():
+        raise BuildError(f"{path} is missing; meta.json says the model has a training timeline there")
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != pointer.get("sha256"):
+        raise BuildError(f"{path} is not the timeline meta.json records (its sha256 differs): export again")
+    return json.loads(data)
 
 
 def template_names(env: jinja2.Environment) -> list[str]:
@@ -160,6 +181,7 @@ def make_env() -> jinja2.Environment:
     env.globals["lab_reference"] = lab_reference
     env.globals["model_card"] = model_card
     env.globals["model_facts"] = model_facts
+    env.globals["timeline_story"] = timeline_story
     env.globals["widget_module"] = WIDGET_MODULE
     env.globals["view_attributes"] = view_attributes
     env.globals["chapters"] = CHAPTERS
@@ -167,13 +189,13 @@ def make_env() -> jinja2.Environment:
     return env
 
 
-def render(out: Path, meta: dict) -> list[str]:
+def render(out: Path, meta: dict, timeline: dict | None = None) -> list[str]:
     env = make_env()
     names = template_names(env)
     for name in names:
         # `root` is the relative way back to the site root, so nested pages link correctly.
         root = "../" * name.count("/")
-        html = env.get_template(name).render(meta=meta, root=root, page=name)
+        html = env.get_template(name).render(meta=meta, timeline=timeline, root=root, page=name)
         target = out / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(html, encoding="utf-8")
@@ -231,25 +253,35 @@ def view_attributes(values: dict, id=None, src=None) -> list[tuple[str, object]]
     return [(name, value) for name, value in pairs if value is not None]
 
 
-# Fetched only when a reader opens the training timeline: never precached for every reader.
-ON_DEMAND = ("static/model/timeline/",)
+def timeline_folder(out: Path) -> str | None:
+    """The built path of the model's training timeline ("static/model/timeline/"), if it has one:
+    files a reader downloads only by opening the timeline, so the worker never precaches them."""
+    meta_path = out / "static" / "model" / "meta.json"
+    pointer = json.loads(meta_path.read_text(encoding="utf-8")).get("timeline") if meta_path.is_file() else None
+    if not pointer:
+        return None
+    return "static/model/" + pointer["manifest"].rpartition("/")[0] + "/"
 
 
 def manifest(out: Path) -> dict:
-    """{"version", "files": {path: sha256}, "params"} for every file under `out` but the worker
-    itself and the on-demand files. The version is a hash of all paths and contents: any change
-    to any file listed changes it."""
-    files = {}
+    """{"version", "files": {path: sha256}, "lazy": {path: sha256}, "params"} for every file under
+    `out` but the worker itself: `files` are precached, `lazy` (the training timeline) only kept
+    once a page has fetched them. The version is a hash of all paths and contents: any change to
+    any file changes it."""
+    lazy_prefix = timeline_folder(out)
+    files, lazy = {}, {}
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         name = path.relative_to(out).as_posix()
-        if name != SERVICE_WORKER and not name.startswith(".") and not name.startswith(ON_DEMAND):
-            files[name] = hashlib.sha256(path.read_bytes()).hexdigest()
-    digest = hashlib.sha256("".join(f"{name}\0{sha}\n" for name, sha in files.items()).encode())
-    return {"version": digest.hexdigest()[:16], "files": files, "params": page_params()}
+        if name != SERVICE_WORKER and not name.startswith("."):
+            kind = lazy if lazy_prefix and name.startswith(lazy_prefix) else files
+            kind[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    listed = sorted({**files, **lazy}.items())
+    digest = hashlib.sha256("".join(f"{name}\0{sha}\n" for name, sha in listed).encode())
+    return {"version": digest.hexdigest()[:16], "files": files, "lazy": lazy, "params": page_params()}
 
 
 def write_service_worker(out: Path) -> dict:
-    """OUT/sw.js: site/sw.js behind one generated line, `self.OFFLINE = {version, files}`.
+    """OUT/sw.js: site/sw.js behind one generated line, `self.OFFLINE = {version, files, lazy, params}`.
     The manifest lives in the worker script itself, so a changed file changes the worker's
     bytes, which is what makes the browser install the new version (see site/sw.js)."""
     data = manifest(out)
@@ -282,12 +314,13 @@ def clear_output(out: Path) -> None:
 
 def build(out: Path, model_dir: Path = STATIC / "model", bundle: bool = True) -> list[str]:
     meta = load_meta(model_dir)
+    timeline = load_timeline(model_dir, meta)
     clear_output(out)
     copy_static(out, model_dir)
     copy_vendor(out)
     if bundle:
         bundle_widget(out)
-    pages = render(out, meta)
+    pages = render(out, meta, timeline)
     write_service_worker(out)  # last: it lists and hashes everything the steps above wrote
     return pages
 

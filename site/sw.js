@@ -1,7 +1,8 @@
 // Offline support for the site's own files. build.py writes this file to the site root behind
-// one generated line, `self.OFFLINE = {version, files: {path: sha256}, params}`: every built
-// file with its hash, a version that changes whenever any file does, and the view settings
-// pages take from their query string (the widget's STATE_KEYS). Since the manifest is part of
+// one generated line, `self.OFFLINE = {version, files: {path: sha256}, lazy: {path: sha256},
+// params}`: every built file with its hash (`lazy`: the model's training timeline, see below),
+// a version that changes whenever any file does, and the view settings pages take from their
+// query string (the widget's STATE_KEYS). Since the manifest is part of
 // this script, any change to the site changes the worker's bytes, and the browser installs the
 // new version on its next update check (offline.js asks for one on every page view).
 //
@@ -25,6 +26,10 @@
 //   a waiting version only once the active one has no event in flight.
 // - Old versions go: once the last page loaded from a version has closed, its cache is deleted
 //   (at the next page load), and so is the record of every closed page.
+// - The training timeline (`lazy`, megabytes of snapshot graphs) is never precached: a reader who
+//   never opens it downloads none of it. A timeline file a page fetches is kept in that page's
+//   version's cache once its bytes prove to be the file the manifest lists, so a step opened
+//   once works offline; a new version copies the unchanged ones over and fetches none.
 // - Only the site's own files: the exact paths of the manifest, under the worker's own folder.
 //   Anything else (other pages of the origin, unknown query strings) goes to the network
 //   untouched. Pages take their view settings as a query (embed.html), and only those.
@@ -32,6 +37,7 @@
 
 const VERSION = self.OFFLINE.version;
 const FILES = self.OFFLINE.files;
+const LAZY = self.OFFLINE.lazy || {};
 const SCOPE = new URL("./", self.location.href).href; // the site's folder, with its origin
 const SCOPE_PATH = new URL(SCOPE).pathname;
 // Cache names carry the site's folder, so two sites on one origin never touch each other's.
@@ -68,7 +74,7 @@ function sitePath(url) {
     return null;
   }
   if (path === "" || path.endsWith("/")) path += "index.html"; // as static servers answer a folder
-  return Object.hasOwn(FILES, path) ? path : null;
+  return Object.hasOwn(FILES, path) || Object.hasOwn(LAZY, path) ? path : null;
 }
 
 /** Whether to answer this request from a cache at all. */
@@ -127,6 +133,10 @@ async function precache() {
   }
   try {
     await Promise.all([worker(), worker(), worker()]);
+    for (const [path, expected] of Object.entries(LAZY)) {
+      const earlier = await fromEarlierCache(path, expected);
+      if (earlier) await cache.put(fileURL(path), earlier);
+    }
   } catch (error) {
     opened.delete(CACHE);
     await caches.delete(CACHE); // never leave a half-filled cache under a version's name
@@ -238,7 +248,16 @@ async function answer(version, path, request) {
     const hit = await (await open(PREFIX + version)).match(fileURL(path));
     if (hit) return hit;
   }
-  return fetch(request);
+  const response = await fetch(request);
+  return version === VERSION && Object.hasOwn(LAZY, path) && response.ok ? keep(path, response) : response;
+}
+
+/** A timeline file from the network, kept in this version's cache if it is the file listed. */
+async function keep(path, response) {
+  const bytes = await response.arrayBuffer();
+  const copy = stored(path, bytes, response.headers.get("Content-Type"));
+  if ((await sha256(bytes)) === LAZY[path]) await (await open(CACHE)).put(fileURL(path), copy.clone());
+  return copy;
 }
 
 self.addEventListener("fetch", (event) => {

@@ -15,8 +15,6 @@ from deploys import Versions, next_deploy, sha256_files, version_of, wait_for_st
 from browser import _site_module, serve
 from conftest import view_result, wait_live, watched_page
 
-# the files the worker fetches only when a reader opens them (site/build.py)
-ON_DEMAND = _site_module("build").ON_DEMAND
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -89,8 +87,8 @@ def test_a_deploy_reaches_the_reader_by_the_second_reload_never_mixed(browser, t
     # No page uses the old version any more: its cache goes, and with it half the storage.
     state = wait_for_storage(page, f"!Object.keys(s.entries).some((n) => n.endsWith({version_of(old)!r}))")
     assert sorted(n.split(" ")[-1] for n in state["entries"]) == sorted(["pages", version_of(new)])
-    # every file of the new version but the worker itself and the files fetched on demand
-    precached = [p for p in versions.new if p != "sw.js" and not p.startswith(ON_DEMAND)]
+    # every file the new worker precaches (not itself, nor the timeline, fetched on demand)
+    precached = _site_module("build").manifest(new)["files"]
     assert state["entries"][next(n for n in state["entries"] if n.endswith(version_of(new)))] == len(precached)
     assert 0.75 * one_version < state["bytes"] < 1.25 * one_version, (state["bytes"], one_version)
     assert page.page_errors == []

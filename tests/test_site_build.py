@@ -148,8 +148,9 @@ def test_own_scripts_and_styles_name_no_other_origin(built_site):
            and "vendor" not in p.parts]
     assert own
     for path in own:
-        # The SVG namespace is a name written into exported files, never fetched.
-        text = path.read_text(encoding="utf-8").replace('xmlns="http://www.w3.org/2000/svg"', "")
+        # The SVG namespace is a name (written into exported files, and the timeline chart's
+        # elements are created in it), never fetched.
+        text = path.read_text(encoding="utf-8").replace("http://www.w3.org/2000/svg", "")
         assert not re.search(r"https?://|url\(\s*['\"]?//", text), path
     # The live view's own modules never parse strings as HTML or code.
     for path in (built_site / "static").glob("*.js"):
@@ -255,14 +256,13 @@ def sw_manifest(site) -> dict:
 
 def test_worker_manifest_lists_every_file_with_its_hash(built_site):
     """The offline worker checks what it caches against these hashes: every built file but the
-    worker itself and the training timeline's (fetched only when a reader opens it), each with
-    its sha256, and a version that changes with any file."""
+    worker itself, each with its sha256, and a version that changes with any file. The model's
+    training timeline, if it has one, is listed apart (`lazy`: kept once fetched, never precached)."""
     manifest = sw_manifest(built_site)
     files = {p.relative_to(built_site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
              for p in built_site.rglob("*") if p.is_file() and p.name != "sw.js"}
-    timeline = {name for name in files if name.startswith("static/model/timeline/")}
-    assert timeline, "the shipped model has a timeline: its files are built, and left out below"
-    assert manifest["files"] == {name: sha for name, sha in files.items() if name not in timeline}
+    assert {**manifest["files"], **manifest["lazy"]} == files
+    assert all(name.startswith("static/model/timeline/") for name in manifest["lazy"])
     assert re.fullmatch(r"[0-9a-f]{16}", manifest["version"])
     # The query parameters the worker lets through to a cached page: the widget's state keys,
     # which embed.html reads from its query string.
@@ -322,7 +322,7 @@ def test_served_folder_holds_only_the_site_after_pip_install(tmp_path):
     subprocess.run([sys.executable, str(fake / "site" / "build.py"), "--out", str(out)], check=True,
                    capture_output=True)
     files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
-    assert {f for f in files if not f.startswith("static/model/timeline/")} == set(sw_manifest(out)["files"]) | {"sw.js"}
+    assert files == set(sw_manifest(out)["files"]) | set(sw_manifest(out)["lazy"]) | {"sw.js"}
     assert all(f.endswith(".html") and "/" not in f or f.startswith("static/") or f == "sw.js" for f in files)
 
 

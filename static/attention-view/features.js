@@ -17,6 +17,7 @@ import { story } from "./features/story.js";
 import { compare } from "./features/compare-view.js";
 import { ablation } from "./features/ablation-view.js";
 import { generation } from "./features/generate-controls.js";
+import { timeline } from "./features/timeline.js";
 import { exportBar } from "./share/export-bar.js";
 import { embedMenu } from "./share/embed-menu.js";
 import { headsGuide } from "./help/heads-guide.js";
@@ -32,6 +33,7 @@ export const FEATURES = [
   exportBar,
   embedMenu,
   generation,
+  timeline,
   strips,
   headsGuide,
   thumbnails,

@@ -47,7 +47,8 @@ function keptWord(labels, pinned, text) {
  * another text: "Find the story" and "See it do this"), ablate {layer, head} or {ablate},
  * compare / compareText {compare} (turning compare mode on or off / typing the second text).
  * generate {text} (the model wrote on), undo {text, token}, settings {temperature, topk, seed}
- * ("Continue", generation.js).
+ * ("Continue", generation.js), step {step} (a training step, null for the shipped model: the
+ * timeline, features/timeline.js).
  * @param {State} state
  * @param {any} action
  * @param {{count: number, nLayer: number, nHead: number, labels?: {text: string}[]|null}} dims
@@ -107,6 +108,8 @@ export function reduce(state, action, dims) {
     case "compare": // {compare}: a second text turns compare mode on, null turns it off
     case "compareText":
       return { ...state, compare: action.compare };
+    case "step":
+      return { ...state, step: action.step };
     case "cycleView":
       return { ...state, view: /** @type {View} */ (VIEWS[(VIEWS.indexOf(state.view) + 1) % VIEWS.length]) };
     case "text":

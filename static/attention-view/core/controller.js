@@ -30,6 +30,8 @@ export class Controller {
     this.status = "idle";
     this.readyD = deferred();
     this.meta = this.model = null; // meta.json, and the live model once loaded
+    this.active = null; // the model the view on screen was computed by (the shipped one, or a part's choice)
+    this.failedChoice = null; // the key of a part's model whose load failed (feature.js ModelChoice)
     this.golden = null; // the golden.json run, until the live model takes over
     this.run = this.vm = null; // what is on screen, and the view last painted
     this.previewToken = null; // the hovered chip, if any
@@ -66,7 +68,7 @@ export class Controller {
 
   start() {
     if (!this.shell) {
-      this.shell = buildShell(this.host, this.cssURL, () => this.retry());
+      this.shell = buildShell(this.host, this.cssURL, () => this.tryAgain());
       loaderEvents.addEventListener("progress", (/** @type {any} */ e) => {
         const { folder, loaded } = e.detail;
         if (folder === this.folder && this.meta && ["loading", "preview"].includes(this.status)) {
@@ -77,7 +79,15 @@ export class Controller {
     this.load();
   }
 
-  /** "Try again": forget the folder's downloads (and skip the HTTP cache), then load again. */
+  /** The status line's "Try again": a part's model that failed to load, else the whole folder. */
+  tryAgain() {
+    if (!this.failedChoice) return this.retry();
+    this.failedChoice = null; // its load was dropped when it failed: the next one starts afresh
+    this.setStatus("loading", "trying again\u2026");
+    this.schedule();
+  }
+
+  /** Forget the folder's downloads (and skip the HTTP cache), then load again. */
   retry() {
     forget(this.host.src);
     this.reset();
@@ -94,7 +104,7 @@ export class Controller {
   }
 
   reset() {
-    this.model = this.golden = null;
+    this.model = this.golden = this.active = this.failedChoice = null;
     if (this.readyD.settled) this.readyD = deferred();
   }
 
@@ -165,18 +175,68 @@ export class Controller {
     this.pump.schedule();
   }
 
+  /** A part's model for `state` (feature.js ModelChoice), or null for the shipped one. */
+  choice(state) {
+    for (const part of this.parts) {
+      const choice = part.model?.(state);
+      if (choice) return choice;
+    }
+    return null;
+  }
+
+  /**
+   * The model `choice` names, loaded first under its own status line (the shipped one without
+   * a choice). Null while a failed choice waits for "Try again"; a choice of anything else
+   * goes ahead.
+   */
+  async modelFor(choice, shipped) {
+    if (this.failedChoice) {
+      if (choice?.key === this.failedChoice) return null;
+      this.failedChoice = null;
+      if (this.readyD.settled) this.readyD = deferred();
+    }
+    if (!choice) return shipped;
+    if (choice.ready) return choice.ready;
+    this.setStatus("loading", choice.loading);
+    this.host.dispatchEvent(new Event("loadstart"));
+    return choice.load(shipped);
+  }
+
   /** @param {Pump} pump */
   async update(pump) {
-    if (!this.meta || this.status === "error") return;
+    if (!this.meta || (this.status === "error" && !this.failedChoice)) return;
     const state = this.state();
-    const model = this.model;
+    const shipped = this.model;
+    const choice = this.choice(state);
     let run = this.run;
-    if (model) {
+    if (shipped) {
+      let model;
+      try {
+        model = await this.modelFor(choice, shipped);
+      } catch (err) {
+        if (this.choice(this.state())?.key !== choice.key) return pump.again(); // asked for another meanwhile
+        // Nothing computed by another model stays on screen under this one's name.
+        this.run = this.vm = null;
+        paintFrame(this.ui, null);
+        this.failedChoice = choice.key;
+        return this.fail(err, choice.what);
+      }
+      if (!model) return;
+      // Typed, switched model or chose another meanwhile: nothing stale is painted.
+      const current = () => {
+        const now = this.choice(this.state());
+        return this.model === shipped && (now ? now.ready : shipped) === model;
+      };
+      if (!current()) return pump.again();
+      this.active = model;
       run = await currentRun(model, () => this.state(), run);
-      if (!run || this.model !== model) return pump.again(); // typed (or switched model) meanwhile
+      if (!run || !current()) return pump.again();
       for (const part of this.parts) if (part.runs && !(await part.runs(state, model))) return pump.again();
+      if (!current()) return pump.again();
     } else if (state.text === "") {
       run = emptyRun(false);
+    } else if (choice) {
+      return; // another model than the shipped one: nothing of it before the runtime is in
     } else if (this.golden && this.golden.text === state.text && !state.ablate) {
       run = this.golden;
     } else {
@@ -196,11 +256,15 @@ export class Controller {
   }
 
   settle() {
+    // A part's model says which one it is (a training step's), so the line names what is on screen.
+    const text = this.choice(this.state())?.live ?? "live: every number below is computed in your browser.";
     if (this.status !== "live") {
-      this.setStatus("live", "live: every number below is computed in your browser.");
+      this.setStatus("live", text);
       performance.mark("attention-view:live");
       this.host.dispatchEvent(new Event("load"));
       this.host.dispatchEvent(new Event("loadend"));
+    } else if (this.shell.statusText.textContent !== text) {
+      this.setStatus("live", text);
     }
     this.readyD.resolve(this.result());
   }

@@ -35,7 +35,8 @@ import { dispatch } from "./dispatch.js";
  * @property {(action: object, opts?: {focusChip?: boolean}) => void} act  a user action (state.js reduce)
  * @property {() => State|null} state  the resolved state; null before meta.json
  * @property {() => Meta|null} meta
- * @property {() => Model|null} model  the live model, once loaded
+ * @property {() => Model|null} model  the live model the view is computed by (the shipped one,
+ *   or a training step's), once loaded
  * @property {() => Run|null} run  the run on screen
  * @property {() => View|null} view  the last painted view
  * @property {() => Promise<Result>} ready  resolves once the current state is drawn live
@@ -57,6 +58,20 @@ import { dispatch } from "./dispatch.js";
  * @property {(detail: object, next: State) => void} [change]  adds its fields to a `change` event's detail
  * @property {(action: any, view: View|null) => any} [translate]  turns an action of its own
  *   ("story") into a state action (a jump), or null for nothing to do; undefined: not its action
+ * @property {(state: State) => ModelChoice|null} [model]  another model than the shipped one
+ *   for this state (a training step's: features/timeline.js); null: the shipped one
+ */
+
+/**
+ * A model a feature chose for a state: everything on screen is then computed by it.
+ * @typedef {Object} ModelChoice
+ * @property {string} key  what was asked for ("step 350"): after a failure, asking for the same
+ *   again waits for "Try again", asking for anything else goes ahead
+ * @property {Model|null} ready  the model, when it has loaded
+ * @property {(shipped: Model) => Promise<Model>} load  loads it (one download however often called)
+ * @property {string} loading  the status line while it loads
+ * @property {string} what  what could not be done when it fails ("load training step 350")
+ * @property {string} [live]  the status line once its numbers are on screen
  */
 
 /**
@@ -95,7 +110,7 @@ export function makeContext(c) {
     act: (action, opts) => dispatch(c, action, opts),
     state: () => c.state(),
     meta: () => c.meta,
-    model: () => c.model,
+    model: () => c.active ?? c.model,
     run: () => c.run,
     view: () => c.vm,
     ready: () => c.ready,

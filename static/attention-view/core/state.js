@@ -37,6 +37,9 @@ export const COMPACT = ["0", "1"];
  * @property {any} [head_definitions]
  * @property {any} [positions]
  * @property {Object<string, {bytes?: number, sha256?: string}>} [files]
+ * @property {{manifest: string, bytes: number, sha256: string, steps: number}} [timeline]  the
+ *   training timeline beside the model (docs/model-files.md); absent: the model has none
+ * @property {{best_step?: number} & Object<string, any>} [metrics]
  */
 
 /**
@@ -52,6 +55,8 @@ export const COMPACT = ["0", "1"];
  * @property {"share"|"relative"} scale
  * @property {string|null} ablate  canonical "1.2 2.3", null when every head is on
  * @property {string|null} compare  compare mode's second text; null = compare mode off
+ * @property {number|null} step  a training step: the model as its last snapshot at or before
+ *   that step was (features/timeline.js); null = the shipped model
  * @property {string|null} temperature  Continue's settings, as written (sampler.js checks them)
  * @property {string|null} topk
  * @property {string|null} seed
@@ -81,7 +86,7 @@ const asString = (v) => (v === null || v === undefined ? null : String(v));
  * @typedef {Object} StateKey
  * @property {string} key
  * @property {string} property
- * @property {"text"|"token"|"index"|"choice"|"heads"|"setting"} type
+ * @property {"text"|"token"|"index"|"choice"|"heads"|"step"|"setting"} type
  * @property {string|number|null} fallback
  * @property {string[]} [choices]
  * @property {boolean} live
@@ -141,6 +146,16 @@ export const SCHEMA = [
     key: "compare", property: "compare", type: "text", fallback: null, live: true, initial: (a) => a,
     parse: (a) => (typeof a === "string" ? a : null),
     format: asString, doc: "compare mode's second text (\"\": on, nothing typed yet); absent: off",
+  },
+  {
+    key: "step", property: "step", type: "step", fallback: null, live: true, initial: toInt,
+    // Only a model with a timeline has earlier steps; from the shipped step on it is the shipped model.
+    parse: (a, _, meta) => {
+      const n = toInt(a);
+      const shipped = meta.metrics?.best_step ?? Infinity;
+      return meta.timeline && n !== null && n >= 0 && n < shipped ? n : null;
+    },
+    format: asString, doc: "a training step: the model as its last snapshot up to that step was; absent: the shipped model",
   },
   ...[["temperature", "temperature"], ["topk", "topK"], ["seed", "seed"]].map(([key, property]) => ({
     key, property, type: /** @type {const} */ ("setting"), fallback: null, live: false, initial: (a) => a,

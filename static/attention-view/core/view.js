@@ -13,7 +13,8 @@ import { pinnedIndex, shownIndex } from "./state.js";
  * @property {import("./state.js").State} state  resolved, with `preview`
  * @property {number} pinned  0-based, -1 without tokens
  * @property {number} shown  the hovered token while previewing, else the pinned one
- * @property {import("./state.js").Meta} meta
+ * @property {import("./state.js").Meta} meta  the meta.json of the run's model: a training
+ *   step's has that step's head roles (model/timeline.js)
  * @property {(id: number) => string|null} pieceOf
  * @property {boolean} focusChip  the pin moved by keyboard: the pinned chip takes the focus
  */
@@ -34,7 +35,7 @@ export function viewOf(run, state, meta, focusChip = false) {
     state,
     pinned: pinnedIndex(state, count, run.labels),
     shown: shownIndex(state, count, run.labels),
-    meta,
+    meta: run.model?.meta ?? meta,
     pieceOf: run.pieceOf,
     focusChip,
   };

@@ -91,10 +91,14 @@ function hex(buffer) {
  * meta.json records no hash for the file.
  */
 export async function verify(name, bytes, meta) {
-  const want = meta.files?.[name]?.sha256;
+  await checkSha256(name, bytes, meta.files?.[name]?.sha256, "meta.json");
+}
+
+/** The same check against the hash `record` (the file that lists it: timeline.json) gives. */
+export async function checkSha256(name, bytes, want, record) {
   if (!want || !globalThis.crypto?.subtle) return;
   const got = hex(await crypto.subtle.digest("SHA-256", bytes));
-  if (got !== want) throw new Error(`${name} is corrupt or from another version (its sha256 is not the one meta.json records)`);
+  if (got !== want) throw new Error(`${name} is corrupt or from another version (its sha256 is not the one ${record} records)`);
 }
 
 export function parseJSON(name, bytes) {

@@ -38,21 +38,36 @@ export function folderURL(src, base) {
 function entry(folder) {
   let e = folders.get(folder);
   if (!e) {
-    e = { cache: reloaded.has(folder) ? "reload" : "default", promises: new Map(), loaded: {} };
+    e = { cache: reloaded.has(folder) ? "reload" : "default", promises: new Map(), values: new Map(), loaded: {} };
     folders.set(folder, e);
   }
   return e;
 }
 
-// One promise per folder and key; a rejected one is dropped so that the next call retries.
-function once(folder, key, make) {
+/**
+ * One promise per folder and key; a rejected one is dropped so that the next call retries.
+ * `make(e)` gets the folder's entry (its cache mode, for download.js). Also for the
+ * timeline's files (timeline.js), so that forget() drops them with the rest.
+ * @template T
+ * @param {string} folder
+ * @param {string} key
+ * @param {(e: {cache: RequestCache}) => Promise<T>} make
+ * @returns {Promise<T>}
+ */
+export function once(folder, key, make) {
   const e = entry(folder);
   if (!e.promises.has(key)) {
     const promise = make(e);
     e.promises.set(key, promise);
-    promise.catch(() => e.promises.get(key) === promise && e.promises.delete(key));
+    promise.then((value) => e.promises.get(key) === promise && e.values.set(key, value),
+      () => e.promises.get(key) === promise && e.promises.delete(key));
   }
   return e.promises.get(key);
+}
+
+/** What `once(folder, key)` resolved with, or null while it has not (nothing is started). */
+export function settled(folder, key) {
+  return folders.get(folder)?.values.get(key) ?? null;
 }
 
 /**
@@ -111,12 +126,15 @@ export function loadTokenizer(folder) {
 
 /** A loaded model: its session, tokenizer and meta.json. */
 export class Model {
-  constructor(ort, session, tokenizer, meta) {
+  /** `step`: the training step whose snapshot this is (timeline.js); null: the shipped model. */
+  constructor(ort, session, tokenizer, meta, step = null) {
     this.ort = ort;
     this.session = session;
     this.tokenizer = tokenizer;
     this.meta = meta;
     this.config = meta.config;
+    /** @type {number|null} */
+    this.step = step;
     /** @type {Promise<unknown>} */
     this.queue = Promise.resolve(); // ORT allows one run at a time per session
   }
@@ -173,17 +191,21 @@ export class Model {
   }
 }
 
+/** An onnxruntime session on a graph's bytes (every session of the page shares one backend). */
+export function createSession(ort, bytes) {
+  return ort.InferenceSession.create(bytes, { executionProviders: ["wasm"], logSeverityLevel: 3 }).catch((err) => {
+    runtimeFailed(); // this instance may keep its failure: the next attempt starts afresh
+    throw err;
+  });
+}
+
 /** The shared model for a folder (one fetch, one session), loading it on first call. */
 export function loadModel(folder) {
   return once(folder, "model", async (e) => {
     // The runtime starts its wasm at once (runtime.js), and the session is created the moment
     // it and the verified model bytes are in; the tokenizer loads beside them.
     const bytes = verified(folder, "model.onnx", e, counter(folder, e, "model.onnx"));
-    const session = Promise.all([loadRuntime(), bytes]).then(([ort, b]) =>
-      ort.InferenceSession.create(b, { executionProviders: ["wasm"], logSeverityLevel: 3 }).catch((err) => {
-        runtimeFailed(); // this instance may keep its failure: the next attempt starts afresh
-        throw err;
-      }));
+    const session = Promise.all([loadRuntime(), bytes]).then(([ort, b]) => createSession(ort, b));
     const [ort, ready, tokenizer, meta] = await Promise.all([loadRuntime(), session, loadTokenizer(folder), loadMeta(folder)]);
     return new Model(ort, ready, tokenizer, meta);
   });

@@ -22,6 +22,8 @@ import { AttentionTensor } from "./attention.js";
  * @property {"head"|"average"|"rollout"} view
  * @property {"share"|"relative"} scale  the colour scale (state.js SCALES)
  * @property {(import("./runs.js").Truncation & {shown: number})|null} truncated
+ * @property {number|null} step  the training step whose snapshot computed all of this (the
+ *   timeline: features/timeline.js); null: the shipped model
  * @property {[number, number][]} ablated  heads switched off, [layer, head] 1-based ([] = none);
  *   `attention`, `scores` and `top` are then the ablated run's (features/ablation-view.js)
  * @property {{id: number, text: string|null, p: number}[]} topBaseline  the top 5 at the pinned
@@ -74,6 +76,7 @@ export function toResult(run, state, pinned) {
     view: state.view,
     scale: state.scale,
     truncated: run.truncated ? { ...run.truncated, shown: run.ids.length } : null,
+    step: run.model?.step ?? null,
   });
   if (run.out) outputs.set(result, run.out);
   return result;

@@ -19,8 +19,8 @@ function attr(value) {
 
 /**
  * The state a snippet reproduces, in state.js SCHEMA's order, with every key that has a value
- * (ablate, compare and the settings of Continue only when set, so that snippets of views
- * without them stay as they were): the pinned token as a word when a word names it;
+ * (ablate, compare, the training step and the settings of Continue only when set, so that
+ * snippets of views without them stay as they were): the pinned token as a word when a word names it;
  * `settings` are the state keys the result does not hold: the generation attributes
  * (temperature, topk, seed) and `compact` (null = not set).
  */
@@ -30,6 +30,7 @@ export function embedState(result, settings = {}) {
     ...settings,
     text: result.text, layer: result.layer, head: result.head, token: word ?? result.token, view: result.view,
     scale: result.scale ?? "share", ablate: formatAblate(result.ablated ?? []), compare: result.compare?.text ?? null,
+    step: result.step ?? null,
   };
   return Object.fromEntries(STATE_KEYS.filter((k) => values[k] != null).map((k) => [k, values[k]]));
 }
