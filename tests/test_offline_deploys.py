@@ -15,7 +15,6 @@ from deploys import Versions, next_deploy, sha256_files, version_of, wait_for_st
 from browser import _site_module, serve
 from conftest import view_result, wait_live, watched_page
 
-
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
