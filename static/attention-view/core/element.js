@@ -122,7 +122,8 @@ export function viewClass(features) {
           return run && meta ? pinnedIndex(this._controller.state(), run.labels.length, run.labels) : k.initial(this.getAttribute("token"));
         }
         const state = k.live ? this._controller.state() : null;
-        return state ? state[k.key] : k.initial(this.getAttribute(k.key));
+        if (!state) return k.initial(this.getAttribute(k.key));
+        return k.answer ? k.answer(state[k.key]) : state[k.key];
       },
       set(v) { this._setAttr(k.key, k.key === "ablate" && Array.isArray(v) ? formatAblate(v) : v); },
     });
