@@ -17,6 +17,11 @@ function attr(value) {
   return String(value).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
+// Half a UTF-16 surrogate pair (a script can set any string) survives neither a URL
+// (encodeURIComponent throws on it) nor the clipboard: every snippet carries U+FFFD instead.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const wellFormed = (value) => (typeof value === "string" ? value.replace(LONE_SURROGATE, "\uFFFD") : value);
+
 /**
  * The state a snippet reproduces, in state.js SCHEMA's order, with every key that has a value
  * (ablate, compare, the training step and the settings of Continue only when set, so that
@@ -32,7 +37,7 @@ export function embedState(result, settings = {}) {
     scale: result.scale ?? "share", ablate: formatAblate(result.ablated ?? []), compare: result.compare?.text ?? null,
     step: result.step ?? null,
   };
-  return Object.fromEntries(STATE_KEYS.filter((k) => values[k] != null).map((k) => [k, values[k]]));
+  return Object.fromEntries(STATE_KEYS.filter((k) => values[k] != null).map((k) => [k, wellFormed(values[k])]));
 }
 
 /** {script, iframe, jinja} snippets for `result`, with assets under `root` (ends with "/"). */
@@ -100,9 +105,10 @@ function addEmbedMenu(slots, view) {
     toggle.setAttribute("aria-expanded", String(isOpen()));
     fill();
   });
-  // Only while open: a closed menu costs the keystroke nothing.
-  view.addEventListener("change", () => isOpen() && view.ready.then(fill, () => {}));
-  return {};
+  // After every paint, whatever changed the view (a click, a script, the Back button), once
+  // every feature has painted (the result holds their fields); only while open: a closed menu
+  // costs the keystroke nothing.
+  return { paint: () => isOpen() && queueMicrotask(fill) };
 }
 
 async function copyText(box, note, label) {
