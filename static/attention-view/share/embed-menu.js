@@ -13,6 +13,11 @@ import { formatAblate } from "../model/head-set.js";
 import { SITE_ROOT } from "../paths.js";
 
 
+// What a reader sees where the view cannot start. Without CORS headers on the server of the
+// files a page of another origin never runs the script, so only this text can say why
+// (docs/embedding.md and the jinja2 macro give the same words).
+const FALLBACK = "A live attention view: it needs JavaScript and WebAssembly, and CORS headers where its files come from another origin.";
+
 function attr(value) {
   return String(value).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
@@ -46,7 +51,7 @@ export function snippets(result, root = SITE_ROOT, settings = {}) {
   const keys = Object.keys(s); // embedState's order; optional keys only when set
   const attrs = keys.map((k) => `${k}="${attr(s[k])}"`).join(" ");
   const script = `<script type="module" src="${attr(root)}static/attention-view.js"></script>\n` +
-    `<attention-view ${attrs}>\n  <p>A live attention view: it needs JavaScript and WebAssembly.</p>\n</attention-view>`;
+    `<attention-view ${attrs}>\n  <p>${FALLBACK}</p>\n</attention-view>`;
   const query = keys.map((k) => `${k}=${encodeURIComponent(String(s[k]))}`).join("&");
   const iframe = `<iframe src="${attr(`${root}embed.html?${query}`)}"\n` +
     `        width="100%" height="720" loading="lazy" title="Live attention view"\n` +
