@@ -94,6 +94,10 @@ export function viewClass(features) {
     disconnectedCallback() {
       this._observer?.disconnect();
       if (this._controller.status === "idle") this._observer = null;
+      // Removed from the page, nothing keeps writing into it; a move reconnects it before this runs.
+      queueMicrotask(() => {
+        if (!this.isConnected && features.some((f) => f.methods?.stop)) this.stop();
+      });
     }
 
     attributeChangedCallback(name, oldValue, newValue) {
