@@ -35,6 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # The build's helper modules (model_card.py, model_facts.py) import as top-level modules from
 # here; the folder itself is never a package (it would shadow Python's own `site`).
 sys.path.insert(0, str(ROOT / "site"))
+from offline_manifest import SERVICE_WORKER, write_service_worker  # noqa: E402
+from state_keys import page_params, state_keys  # noqa: E402
+
 TEMPLATES = ROOT / "site" / "templates"
 STATIC = ROOT / "static"
 NODE_MODULES = ROOT / "node_modules"
@@ -79,9 +82,6 @@ ESBUILD = NODE_MODULES / BUNDLER_FILE
 # compilation allowed (onnxruntime-web needs it), no inline code, no other origins.
 CSP = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; img-src 'self'; "
        "style-src 'self'; base-uri 'none'; form-action 'none'")
-
-# The service worker's script, written to the site root (its folder is the worker's scope).
-SERVICE_WORKER = "sw.js"
 
 
 class BuildError(RuntimeError):
@@ -224,24 +224,6 @@ def copy_vendor(out: Path) -> None:
         shutil.copy2(src, vendor / src.name)
 
 
-# The widget's state keys as its schema (static/attention-view/core/state.js SCHEMA) writes them:
-# `make schema` regenerates it, and a test fails when it is out of date.
-STATE_SCHEMA = STATIC / "attention-view" / "state-schema.json"
-
-
-@lru_cache(maxsize=1)
-def state_keys() -> list[str]:
-    """The widget's state keys, in its schema's order."""
-    return [k["key"] for k in json.loads(STATE_SCHEMA.read_text(encoding="utf-8"))["keys"]]
-
-
-def page_params() -> list[str]:
-    """The view settings pages read from their query string: the widget's state keys. The
-    worker answers a page with these parameters from its cache, and sends any other query to
-    the network."""
-    return state_keys()
-
-
 def view_attributes(values: dict, id=None, src=None) -> list[tuple[str, object]]:
     """The attributes of one <attention-view> (the macro in _macros.html): `id`, the state keys
     given in `values` in the schema's order, then `src`; None writes nothing. A key that is no
@@ -251,46 +233,6 @@ def view_attributes(values: dict, id=None, src=None) -> list[tuple[str, object]]
         raise BuildError(f"attention_view() got {', '.join(unknown)}: not a state key ({', '.join(state_keys())})")
     pairs = [("id", id), *((k, values.get(k)) for k in state_keys()), ("src", src)]
     return [(name, value) for name, value in pairs if value is not None]
-
-
-def timeline_folder(out: Path) -> str | None:
-    """The built path of the model's training timeline ("static/model/timeline/"), if it has one:
-    files a reader downloads only by opening the timeline, so the worker never precaches them."""
-    meta_path = out / "static" / "model" / "meta.json"
-    pointer = json.loads(meta_path.read_text(encoding="utf-8")).get("timeline") if meta_path.is_file() else None
-    if not pointer:
-        return None
-    return "static/model/" + pointer["manifest"].rpartition("/")[0] + "/"
-
-
-def manifest(out: Path) -> dict:
-    """{"version", "files": {path: sha256}, "lazy": {path: sha256}, "params"} for every file under
-    `out` but the worker itself: `files` are precached, `lazy` (the training timeline) only kept
-    once a page has fetched them. The version is a hash of all paths and contents: any change to
-    any file changes it."""
-    lazy_prefix = timeline_folder(out)
-    files, lazy = {}, {}
-    for path in sorted(p for p in out.rglob("*") if p.is_file()):
-        name = path.relative_to(out).as_posix()
-        if name != SERVICE_WORKER and not name.startswith("."):
-            kind = lazy if lazy_prefix and name.startswith(lazy_prefix) else files
-            kind[name] = hashlib.sha256(path.read_bytes()).hexdigest()
-    listed = sorted({**files, **lazy}.items())
-    digest = hashlib.sha256("".join(f"{name}\0{sha}\n" for name, sha in listed).encode())
-    return {"version": digest.hexdigest()[:16], "files": files, "lazy": lazy, "params": page_params()}
-
-
-def write_service_worker(out: Path) -> dict:
-    """OUT/sw.js: site/sw.js behind one generated line, `self.OFFLINE = {version, files, lazy, params}`.
-    The manifest lives in the worker script itself, so a changed file changes the worker's
-    bytes, which is what makes the browser install the new version (see site/sw.js)."""
-    data = manifest(out)
-    header = f"self.OFFLINE = {json.dumps(data, separators=(',', ':'))};\n"
-    source = (ROOT / "site" / "sw.js").read_text(encoding="utf-8")
-    tmp = out / (SERVICE_WORKER + ".tmp")
-    tmp.write_text(header + source, encoding="utf-8")
-    tmp.replace(out / SERVICE_WORKER)
-    return data
 
 
 def clear_output(out: Path) -> None:
@@ -321,7 +263,7 @@ def build(out: Path, model_dir: Path = STATIC / "model", bundle: bool = True) ->
     if bundle:
         bundle_widget(out)
     pages = render(out, meta, timeline)
-    write_service_worker(out)  # last: it lists and hashes everything the steps above wrote
+    write_service_worker(out, page_params())  # last: it lists and hashes everything the steps above wrote
     return pages
 
 
@@ -345,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.manifest_only:
             if not args.out.is_dir():
                 raise BuildError(f"{args.out} is not a built site folder")
-            data = write_service_worker(args.out)
+            data = write_service_worker(args.out, page_params())
             print(f"wrote {args.out / SERVICE_WORKER}: version {data['version']}, {len(data['files'])} files")
         else:
             pages = build(args.out, args.model, bundle=not args.no_bundle)

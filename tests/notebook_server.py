@@ -48,11 +48,14 @@ class JupyterServer:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-               "IPYTHONDIR": str(home / "ipython"), "PYTHONPATH": str(pythonpath), "JUPYTER_PLATFORM_DIRS": "1"}
+               "IPYTHONDIR": str(home / "ipython"), "PYTHONPATH": str(pythonpath), "JUPYTER_PLATFORM_DIRS": "1",
+               # `jupyter` finds its subcommands and kernels on PATH: this interpreter's first,
+               # also when the suite runs as .venv/bin/python -m pytest without an activated venv
+               "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
         app_class = "LabApp" if app == "lab" else "JupyterNotebookApp"
         self.log = open(home / f"{app}.log", "w")  # noqa: SIM115 (closed in stop())
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyter", app, "--no-browser", "--ServerApp.ip=127.0.0.1",
+            [sys.executable, "-m", "jupyterlab" if app == "lab" else "notebook", "--no-browser", "--ServerApp.ip=127.0.0.1",
              f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
              f"--ServerApp.root_dir={root}", f"--{app_class}.expose_app_in_browser=True", "--allow-root",
              *(LAB_QUIET if app == "lab" else [])],

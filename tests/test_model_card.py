@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import shutil
 import urllib.parse
 from html.parser import HTMLParser
 from pathlib import Path
@@ -154,9 +155,14 @@ def committed_meta() -> dict:
 
 
 def build_with_meta(out: Path, model_dir: Path, meta: dict) -> Path:
-    """The real build script on a model folder that holds only this meta.json (the build reads
-    no other model file; the copies are not needed to render pages)."""
+    """The real build script on a model folder that holds only this meta.json and, when it points
+    to one, the committed timeline.json (the build reads no other model file; the copies are not
+    needed to render pages)."""
     model_dir.mkdir(parents=True, exist_ok=True)
+    if meta.get("timeline"):
+        manifest = model_dir / meta["timeline"]["manifest"]
+        manifest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(MODEL_DIR / meta["timeline"]["manifest"], manifest)
     (model_dir / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
     return build_site(out, "--model", str(model_dir))
 

@@ -87,7 +87,7 @@ def test_a_deploy_reaches_the_reader_by_the_second_reload_never_mixed(browser, t
     state = wait_for_storage(page, f"!Object.keys(s.entries).some((n) => n.endsWith({version_of(old)!r}))")
     assert sorted(n.split(" ")[-1] for n in state["entries"]) == sorted(["pages", version_of(new)])
     # every file the new worker precaches (not itself, nor the timeline, fetched on demand)
-    precached = _site_module("build").manifest(new)["files"]
+    precached = _site_module("offline_manifest").manifest(new, [])["files"]
     assert state["entries"][next(n for n in state["entries"] if n.endswith(version_of(new)))] == len(precached)
     assert 0.75 * one_version < state["bytes"] < 1.25 * one_version, (state["bytes"], one_version)
     assert page.page_errors == []

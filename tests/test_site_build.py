@@ -177,11 +177,8 @@ def test_macro_escapes_attributes():
 
 def test_missing_node_modules_fails_clearly(tmp_path):
     """A fresh clone without `npm ci`: the build stops and says what to run."""
-    fake = tmp_path / "repo"
-    (fake / "site").mkdir(parents=True)
-    shutil.copy2(ROOT / "site" / "build.py", fake / "site" / "build.py")
-    shutil.copytree(TEMPLATES, fake / "site" / "templates")
-    shutil.copytree(ROOT / "static", fake / "static")
+    fake = fake_repo(tmp_path)
+    (fake / "node_modules").unlink()
     proc = subprocess.run([sys.executable, str(fake / "site" / "build.py"), "--out", str(tmp_path / "out")],
                           capture_output=True, text=True, check=False)
     assert proc.returncode != 0

@@ -70,7 +70,7 @@ def test_the_sections_say_when_each_head_formed(models, name):
     points = m["timeline"]["points"]
     shipped = points[-1]["step"]
     card = section(m["card"], "formed")
-    rows = re.findall(r'<tr data-head="(\d+)-(\d+)">.*?data-figure="formed-step">([\d,]+)', card, re.S)
+    rows = re.findall(r'<tr data-formed="(\d+)-(\d+)">.*?data-figure="formed-step">([\d,]+)', card, re.S)
     assert [(int(layer), int(head), int(step.replace(",", ""))) for layer, head, step in rows] == \
         [(f["layer"], f["head"], f["step"]) for f in formed]
     assert 'href="#formed"' in m["card"]  # in the card's contents

@@ -123,3 +123,35 @@ def test_iframe_resizes_to_its_content(browser, server):
         assert 0 <= top < 60
     finally:
         context.close()
+
+
+def test_a_frame_loaded_off_screen_has_its_height_before_it_is_scrolled_to(browser, server):
+    """A frame far down a chapter, from another origin (the browser skips rendering such a frame
+    while it is off screen): it never posts the fallback's height, it has the view's height
+    before the reader gets there, and scrolling to it changes nothing."""
+    url, blog = server
+    other = url.replace("127.0.0.1", "localhost")
+    record = "addEventListener('message', (e) => { (window.heights ||= []).push(e.data.height); });"
+    fresh(blog, "far.html", "",
+          f'<h1>A chapter</h1><div style="height: 4000px">Text.</div>'
+          f'<iframe src="{url}/embed.html?text=The%20cat%20sat&token=-1" width="100%" height="300" '
+          f'title="Live attention view"></iframe><p>After the frame.</p><script>{record}{readme_listener()}</script>')
+    context = browser.new_context(viewport={"width": 900, "height": 700})
+    page = watched_page(context)
+    try:
+        page.goto(f"{other}/blog/far.html")
+        page.frame_locator("iframe").locator("attention-view[data-status=live]").wait_for(state="attached", timeout=60_000)
+        page.wait_for_function("() => (window.heights || []).length > 0", timeout=30_000)
+        first = page.evaluate("() => window.heights[0]")
+        assert first > 300, first  # the view's height, never the fallback's
+        page.evaluate("() => document.querySelector('iframe').scrollIntoView()")
+        frame = next(f for f in page.frames if "/embed.html" in f.url)
+        frame.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        inner = frame.evaluate("""() => Math.ceil(document.body.getBoundingClientRect().bottom + scrollY
+          + parseFloat(getComputedStyle(document.body).marginBottom))""")
+        heights = page.evaluate("() => window.heights")
+        # the first height posted, off screen, is the one the reader sees on screen
+        assert abs(inner - first) <= 1 and min(heights) > 300, (first, inner, heights)
+    finally:
+        context.close()

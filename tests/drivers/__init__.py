@@ -99,7 +99,9 @@ class Page:
                           timeout=timeout)
         except AssertionError:
             status = self.evaluate("""() => { const el = document.querySelector("attention-view");
-              return [location.href, el?.dataset.status, el?.shadowRoot?.querySelector(".status-text")?.textContent]; }""")
+              return [location.href, el?.dataset.status, el?.shadowRoot?.querySelector(".status-text")?.textContent,
+                      document.title, (document.body?.innerText ?? "").slice(0, 200),
+                      !!navigator.serviceWorker?.controller]; }""")
             raise AssertionError(f"{self.engine}: the view never went live: {status} {self.problems()}") from None
 
     def result(self) -> dict:

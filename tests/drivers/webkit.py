@@ -103,11 +103,22 @@ class WebKitPage(Page):
     def _click(self, finder):
         # Pointer actions at the element's centre: WebKit's element-click command refuses some
         # elements inside a shadow root as "not interactable".
+        from selenium.common.exceptions import MoveTargetOutOfBoundsException
         from selenium.webdriver.common.action_chains import ActionChains
 
         element = self._element(finder)
-        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
-        ActionChains(self.driver).move_to_element(element).click().perform()
+        for attempt in range(3):
+            # Scrolled there, then two frames for the view to settle: a repaint that moves the
+            # element after the scroll (a hint appearing above it) would send the pointer off it.
+            self.driver.execute_async_script("""const [el, done] = arguments;
+              el.scrollIntoView({block: 'center'});
+              requestAnimationFrame(() => requestAnimationFrame(() => done()));""", element)
+            try:
+                ActionChains(self.driver).move_to_element(element).click().perform()
+                return
+            except MoveTargetOutOfBoundsException:
+                if attempt == 2:
+                    raise
 
     def _focus(self, finder):
         self.driver.execute_script("arguments[0].focus();", self._element(finder))

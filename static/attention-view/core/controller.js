@@ -4,12 +4,13 @@
 // screen belongs to a feature (../features.js): the controller mounts them, runs the model
 // for the state, and hands every feature the view to paint (feature.js, the contract).
 
-import { loadMeta, loadGolden, loadModel, forget, loaderEvents } from "../model/loader.js";
+import { forget } from "../model/loader.js";
+import { loadFolder, watchProgress } from "./load-folder.js";
 import { StateReader } from "./state.js";
-import { goldenHeadStart, emptyRun } from "../model/runs.js";
+import { emptyRun } from "../model/runs.js";
 import { toResult } from "../model/result.js";
-import { currentRun } from "./current-run.js";
-import { buildShell, buildUI, paintFrame, paintStatus, reveal, loadingText } from "./skeleton.js";
+import { ModelChoices } from "./model-choice.js";
+import { buildShell, buildUI, paintFrame, paintStatus, reveal } from "./skeleton.js";
 import { viewOf } from "./view.js";
 import { wireKeys } from "./events.js";
 import { deferred } from "./deferred.js";
@@ -32,11 +33,12 @@ export class Controller {
     this.readyD = deferred();
     this.meta = this.model = null; // meta.json, and the live model once loaded
     this.active = null; // the model the view on screen was computed by (the shipped one, or a part's choice)
-    this.failedChoice = null; // the key of a part's model whose load failed (feature.js ModelChoice)
+    this.choices = new ModelChoices(this);
     this.golden = null; // the golden.json run, until the live model takes over
     this.run = this.vm = null; // what is on screen, and the view last painted
     this.previewToken = null; // the hovered chip, if any
     this.generation = 0; // bumps on every (re)load so that a stale load's answers are ignored
+    this.folder = ""; // the `src` of the load under way (load-folder.js)
     /** @type {import("./feature.js").Part[]} */
     this.parts = [];
     this.ctx = makeContext(this);
@@ -70,20 +72,15 @@ export class Controller {
   start() {
     if (!this.shell) {
       this.shell = buildShell(this.host, this.cssURL, () => this.tryAgain());
-      loaderEvents.addEventListener("progress", (/** @type {any} */ e) => {
-        const { folder, loaded } = e.detail;
-        if (folder === this.folder && this.meta && ["loading", "preview"].includes(this.status)) {
-          this.setStatus(this.status, loadingText(this.meta, loaded));
-        }
-      });
+      watchProgress(this);
     }
-    this.load();
+    loadFolder(this);
   }
 
   /** The status line's "Try again": a part's model that failed to load, else the whole folder. */
   tryAgain() {
-    if (!this.failedChoice) return this.retry();
-    this.failedChoice = null; // its load was dropped when it failed: the next one starts afresh
+    if (!this.choices.failed) return this.retry();
+    this.choices.failed = null; // its load was dropped when it failed: the next one starts afresh
     this.setStatus("loading", "trying again\u2026");
     this.schedule();
   }
@@ -92,52 +89,32 @@ export class Controller {
   retry() {
     forget(this.host.src);
     this.reset();
-    this.load();
+    loadFolder(this);
   }
 
   /** `src` changed: a new model, so nothing computed by the old one may stay on screen. */
   switchModel() {
     if (this.status === "idle") return;
     this.reset();
-    this.meta = this.run = null;
-    if (this.ui) paintFrame(this.ui, null);
-    this.load();
+    this.meta = null;
+    if (this.ui) this.clearView();
+    loadFolder(this);
   }
 
   reset() {
-    this.model = this.golden = this.active = this.failedChoice = null;
+    this.model = this.golden = this.active = this.choices.failed = null;
+    this.renewReady();
+  }
+
+  /** A new `ready` promise once the last one has settled: the next update answers it. */
+  renewReady() {
     if (this.readyD.settled) this.readyD = deferred();
   }
 
-  async load() {
-    const gen = ++this.generation;
-    const folder = (this.folder = this.host.src);
-    this.setStatus(this.run ? "preview" : "loading", loadingText(this.meta));
-    this.host.dispatchEvent(new Event("loadstart"));
-    try {
-      const modelPromise = loadModel(folder); // starts the runtime and all downloads now
-      modelPromise.catch(() => {});
-      // Without a text attribute the default sentence is certain: fetch its golden run now.
-      if (!this.host.hasAttribute("text")) loadGolden(folder).catch(() => {});
-      const meta = await loadMeta(folder);
-      if (gen !== this.generation) return;
-      this.meta = meta;
-      this.mount(meta);
-      this.setStatus(this.status, loadingText(this.meta));
-      // The first paint from golden.json, without waiting for the runtime (runs.js goldenHeadStart).
-      const golden = meta.default && this.state().text === meta.default.text
-        ? await goldenHeadStart(folder, meta, (run) => this.run === run && this.schedule()) : null;
-      if (gen !== this.generation) return;
-      if (golden && !this.model) this.golden = golden;
-      this.schedule();
-      const model = await modelPromise;
-      if (gen !== this.generation) return;
-      this.model = model;
-      this.golden = null;
-      this.schedule();
-    } catch (err) {
-      if (gen === this.generation) this.fail(err);
-    }
+  /** Nothing on screen (a model whose numbers may not stay under another's name). */
+  clearView() {
+    this.run = this.vm = null;
+    paintFrame(this.ui, null);
   }
 
   /**
@@ -173,71 +150,21 @@ export class Controller {
   }
 
   schedule() {
-    if (this.readyD.settled && this.status !== "error") this.readyD = deferred();
+    if (this.status !== "error") this.renewReady();
     this.pump.schedule();
-  }
-
-  /** A part's model for `state` (feature.js ModelChoice), or null for the shipped one. */
-  choice(state) {
-    for (const part of this.parts) {
-      const choice = part.model?.(state);
-      if (choice) return choice;
-    }
-    return null;
-  }
-
-  /**
-   * The model `choice` names, loaded first under its own status line (the shipped one without
-   * a choice). Null while a failed choice waits for "Try again"; a choice of anything else
-   * goes ahead.
-   */
-  async modelFor(choice, shipped) {
-    if (this.failedChoice) {
-      if (choice?.key === this.failedChoice) return null;
-      this.failedChoice = null;
-      if (this.readyD.settled) this.readyD = deferred();
-    }
-    if (!choice) return shipped;
-    if (choice.ready) return choice.ready;
-    this.setStatus("loading", choice.loading);
-    this.host.dispatchEvent(new Event("loadstart"));
-    return choice.load(shipped);
   }
 
   /** @param {Pump} pump */
   async update(pump) {
-    if (!this.meta || (this.status === "error" && !this.failedChoice)) return;
+    if (!this.meta || (this.status === "error" && !this.choices.failed)) return;
     const state = this.state();
-    const shipped = this.model;
-    const choice = this.choice(state);
     let run = this.run;
-    if (shipped) {
-      let model;
-      try {
-        model = await this.modelFor(choice, shipped);
-      } catch (err) {
-        if (this.choice(this.state())?.key !== choice.key) return pump.again(); // asked for another meanwhile
-        // Nothing computed by another model stays on screen under this one's name.
-        this.run = this.vm = null;
-        paintFrame(this.ui, null);
-        this.failedChoice = choice.key;
-        return this.fail(err, choice.what);
-      }
-      if (!model) return;
-      // Typed, switched model or chose another meanwhile: nothing stale is painted.
-      const current = () => {
-        const now = this.choice(this.state());
-        return this.model === shipped && (now ? now.ready : shipped) === model;
-      };
-      if (!current()) return pump.again();
-      this.active = model;
-      run = await currentRun(model, () => this.state(), run);
-      if (!run || !current()) return pump.again();
-      for (const part of this.parts) if (part.runs && !(await part.runs(state, model))) return pump.again();
-      if (!current()) return pump.again();
+    if (this.model) {
+      run = await this.choices.run(this.model, pump);
+      if (!run) return;
     } else if (state.text === "") {
       run = emptyRun(false);
-    } else if (choice) {
+    } else if (this.choices.of(state)) {
       return; // another model than the shipped one: nothing of it before the runtime is in
     } else if (this.golden && this.golden.text === state.text && !state.ablate) {
       run = this.golden;
@@ -259,7 +186,7 @@ export class Controller {
 
   settle() {
     // A part's model says which one it is (a training step's), so the line names what is on screen.
-    const text = this.choice(this.state())?.live ?? "live: every number below is computed in your browser.";
+    const text = this.choices.of(this.state())?.live ?? "live: every number below is computed in your browser.";
     if (this.status !== "live") {
       this.setStatus("live", text);
       performance.mark("attention-view:live");

@@ -109,6 +109,11 @@ export function buildUI(shell) {
   const field = h("label.field", {}, h("span.field-label", { text: "Your text" }), input);
   const body = h("div.body");
   const slots = new Slots();
+  // The columns from the host's width now, not only from the ResizeObserver above: a browser
+  // runs neither observers nor animation frames for a frame off screen, and embed.html posts
+  // the height the reader will see before the reader scrolls there.
+  shell.ui.classList.toggle("wide", shell.ui.parentNode instanceof ShadowRoot
+    && shell.ui.parentNode.host.getBoundingClientRect().width >= WIDE_PX);
   slots.declare("top", shell.ui); // before the text box: the skip link
   shell.ui.append(field);
   slots.declare("controls", shell.ui);

@@ -1,0 +1,54 @@
+// @ts-check
+// Loading an element's model folder, in the order that paints soonest: the runtime and every
+// download start at once; meta.json builds the UI; golden.json paints the default sentence
+// while the runtime compiles; then the live model takes over. A newer load (a changed `src`,
+// "Try again") bumps `generation`, and every answer of an older one is dropped.
+
+import { loadMeta, loadGolden, loadModel, loaderEvents } from "../model/loader.js";
+import { goldenHeadStart } from "../model/runs.js";
+import { loadingText } from "./skeleton.js";
+
+/** @param {import("./controller.js").Controller} c */
+export async function loadFolder(c) {
+  const gen = ++c.generation;
+  const folder = (c.folder = c.host.src);
+  c.setStatus(c.run ? "preview" : "loading", loadingText(c.meta));
+  c.host.dispatchEvent(new Event("loadstart"));
+  try {
+    const modelPromise = loadModel(folder); // starts the runtime and all downloads now
+    modelPromise.catch(() => {});
+    // Without a text attribute the default sentence is certain: fetch its golden run now.
+    if (!c.host.hasAttribute("text")) loadGolden(folder).catch(() => {});
+    const meta = await loadMeta(folder);
+    if (gen !== c.generation) return;
+    c.meta = meta;
+    c.mount(meta);
+    c.setStatus(c.status, loadingText(c.meta));
+    // The first paint from golden.json, without waiting for the runtime (runs.js goldenHeadStart).
+    const golden = meta.default && c.state().text === meta.default.text
+      ? await goldenHeadStart(folder, meta, (run) => c.run === run && c.schedule()) : null;
+    if (gen !== c.generation) return;
+    if (golden && !c.model) c.golden = golden;
+    c.schedule();
+    const model = await modelPromise;
+    if (gen !== c.generation) return;
+    c.model = model;
+    c.golden = null;
+    c.schedule();
+  } catch (err) {
+    if (gen === c.generation) c.fail(err);
+  }
+}
+
+/**
+ * The status line counts the folder's downloaded bytes while it loads.
+ * @param {import("./controller.js").Controller} c
+ */
+export function watchProgress(c) {
+  loaderEvents.addEventListener("progress", (/** @type {any} */ e) => {
+    const { folder, loaded } = e.detail;
+    if (folder === c.folder && c.meta && ["loading", "preview"].includes(c.status)) {
+      c.setStatus(c.status, loadingText(c.meta, loaded));
+    }
+  });
+}
