@@ -34,6 +34,7 @@ class FaultServer:
       ("truncate", n)   the first n bytes only (a short, complete response)
       ("status", code)  an empty answer with that HTTP status
       ("stall", n)      the headers and n bytes, then nothing more (never finishes)
+      ("drop",)         the connection closed without an answer (a server that went away)
     Every answer says `Cache-Control: max-age=3600`, so a retry that does not bypass the HTTP
     cache gets the same copy back. `requests` lists every path asked for."""
 
@@ -91,6 +92,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 return self._send(404, b"not found", path)
             body = file.read_bytes()
         kind = behaviour[0]
+        if kind == "drop":
+            self.close_connection = True
+            return
         try:
             if kind == "status":
                 return self._send(behaviour[1], b"", path)

@@ -16,6 +16,7 @@ import { wireKeys } from "./events.js";
 import { deferred } from "./deferred.js";
 import { makeContext } from "./feature.js";
 import { Pump } from "./pump.js";
+import { sentence } from "../model/failures.js";
 
 export class Controller {
   /**
@@ -135,7 +136,8 @@ export class Controller {
 
   fail(err, what = "load the model") {
     const message = err && err.message ? err.message : String(err);
-    this.setStatus("error", `Could not ${what}: ${message}.`, { retry: true });
+    // No "Try again" for a failure a retry cannot fix (failures.js: the page forbids WebAssembly).
+    this.setStatus("error", sentence(`Could not ${what}: ${message}`), { retry: err?.retry !== false });
     this.readyD.reject(err);
     this.host.dispatchEvent(new CustomEvent("error", { detail: { error: err, message } }));
     this.host.dispatchEvent(new Event("loadend"));

@@ -94,6 +94,10 @@ export function viewClass(features) {
     disconnectedCallback() {
       this._observer?.disconnect();
       if (this._controller.status === "idle") this._observer = null;
+      // Removed from the page, nothing keeps writing into it; a move reconnects it before this runs.
+      queueMicrotask(() => {
+        if (!this.isConnected && features.some((f) => f.methods?.stop)) this.stop();
+      });
     }
 
     attributeChangedCallback(name, oldValue, newValue) {
@@ -122,7 +126,8 @@ export function viewClass(features) {
           return run && meta ? pinnedIndex(this._controller.state(), run.labels.length, run.labels) : k.initial(this.getAttribute("token"));
         }
         const state = k.live ? this._controller.state() : null;
-        return state ? state[k.key] : k.initial(this.getAttribute(k.key));
+        if (!state) return k.initial(this.getAttribute(k.key));
+        return k.answer ? k.answer(state[k.key]) : state[k.key];
       },
       set(v) { this._setAttr(k.key, k.key === "ablate" && Array.isArray(v) ? formatAblate(v) : v); },
     });

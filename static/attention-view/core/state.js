@@ -11,7 +11,7 @@
 // which the element writes back to its attributes.
 
 import { wordsOf, findWord } from "../model/words.js";
-import { parseAblate } from "../model/head-set.js";
+import { parseAblate, ANY_MODEL } from "../model/head-set.js";
 
 export const VIEWS = ["head", "average", "rollout"];
 
@@ -81,7 +81,8 @@ const asString = (v) => (v === null || v === undefined ? null : String(v));
  * One state key. `parse(attribute, attrs, meta)` gives the resolved value from the attribute
  * string (null when absent); `format(value)` the attribute string (null: no attribute).
  * `property` is the element's property; `live` says whether it answers the resolved value once
- * meta.json is in (else the attribute as written); `initial` is what it answers before.
+ * meta.json is in (else the attribute as written); `initial` is what it answers before, and
+ * `answer` (if any) turns the resolved value into what the property answers.
  * `fallback` is the value an absent key means when meta.json has no default (null: none).
  * @typedef {Object} StateKey
  * @property {string} key
@@ -91,6 +92,7 @@ const asString = (v) => (v === null || v === undefined ? null : String(v));
  * @property {string[]} [choices]
  * @property {boolean} live
  * @property {(attr: string|null) => any} initial
+ * @property {(value: any) => any} [answer]
  * @property {(attr: string|null, attrs: Object<string, string|null>, meta: Meta) => any} parse
  * @property {(value: any) => string|null} format
  * @property {string} doc
@@ -138,7 +140,10 @@ export const SCHEMA = [
     format: (v) => (v === "share" ? null : asString(v)), doc: "the colour scale: share of the row, or × the even share",
   },
   {
-    key: "ablate", property: "ablate", type: "heads", fallback: null, live: true, initial: (a) => a ?? "",
+    // The property answers the canonical form, "" for every head on; before meta.json, of the
+    // entries that can name a head of some model (the model's own size is not known yet).
+    key: "ablate", property: "ablate", type: "heads", fallback: null, live: true,
+    initial: (a) => parseAblate(a, ANY_MODEL).text ?? "", answer: (v) => v ?? "",
     parse: (a, _, meta) => parseAblate(a, meta.config).text,
     format: (v) => v || null, doc: "heads switched off, \"1.2 2.3\" (layer.head, 1-based)",
   },

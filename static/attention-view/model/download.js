@@ -5,6 +5,7 @@
 // host handed over (held-files.js) are used instead of a download.
 
 import { heldFile } from "./held-files.js";
+import { unreachable, refused } from "./failures.js";
 
 const DEFAULT_TIMEOUT_MS = 30_000; // no byte for 30 s: the connection is as good as dead
 let timeoutMs = DEFAULT_TIMEOUT_MS;
@@ -42,7 +43,7 @@ export async function download(folder, name, e, onBytes = () => {}) {
   };
   const why = (err) => timedOut
     ? new Error(`${name} stopped arriving (no data for ${Math.round(timeoutMs / 1000)} s)`)
-    : new Error(`could not fetch ${url} (${err.message})`);
+    : unreachable(url, err);
   arm();
   try {
     let response;
@@ -51,7 +52,7 @@ export async function download(folder, name, e, onBytes = () => {}) {
     } catch (err) {
       throw why(err);
     }
-    if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
+    if (!response.ok) throw refused(url, response.status);
     if (!response.body) return new Uint8Array(await response.arrayBuffer());
     const reader = response.body.getReader();
     const chunks = [];

@@ -6,6 +6,9 @@
 
 const PAIR = /^(\d+)\.(\d+)$/;
 
+/** A grid of any size: what parseAblate keeps before a model's own size is known. */
+export const ANY_MODEL = Object.freeze({ n_layer: Infinity, n_head: Infinity });
+
 /**
  * @typedef {Object} Ablation
  * @property {[number, number][]} heads  the heads switched off, [layer, head] 1-based, sorted, unique
@@ -22,28 +25,47 @@ const PAIR = /^(\d+)\.(\d+)$/;
 export function parseAblate(value, config) {
   /** @type {[number, number][]} */
   const heads = [];
-  const errors = [];
+  const bad = new Map(); // phrase -> how many entries it stands for
+  const report = (phrase) => bad.set(phrase, (bad.get(phrase) ?? 0) + 1);
   const seen = new Set();
   for (const entry of String(value ?? "").split(/[\s,]+/u)) {
     if (entry === "") continue;
     const m = PAIR.exec(entry);
     if (!m) {
-      errors.push(`\u201c${entry}\u201d is not a layer.head pair such as 1.2`);
+      report(`${quoted(entry)} is not a layer.head pair such as 1.2`);
       continue;
     }
     const layer = Number(m[1]);
     const head = Number(m[2]);
     if (layer < 1 || layer > config.n_layer) {
-      errors.push(`\u201c${entry}\u201d: there is no layer ${layer} (the model has layers 1\u2013${config.n_layer})`);
+      report(`${quoted(entry)}: there is no layer ${layer} (the model has layers 1\u2013${config.n_layer})`);
     } else if (head < 1 || head > config.n_head) {
-      errors.push(`\u201c${entry}\u201d: layer ${layer} has no head ${head} (it has heads 1\u2013${config.n_head})`);
+      report(`${quoted(entry)}: layer ${layer} has no head ${head} (it has heads 1\u2013${config.n_head})`);
     } else if (!seen.has(`${layer}.${head}`)) {
       seen.add(`${layer}.${head}`);
       heads.push([layer, head]);
     }
   }
   heads.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  return { heads, text: formatAblate(heads), errors };
+  return { heads, text: formatAblate(heads), errors: summarise(bad) };
+}
+
+// An attribute can hold any amount of text: the message names each kind of mistake once, with
+// a count, and a handful of them at most, so that it stays a sentence.
+const LISTED = 5;
+const QUOTED = 24;
+
+function quoted(entry) {
+  const chars = [...entry];
+  return `\u201c${chars.length > QUOTED ? `${chars.slice(0, QUOTED - 1).join("")}\u2026` : entry}\u201d`;
+}
+
+/** @param {Map<string, number>} bad */
+function summarise(bad) {
+  const phrases = [...bad].map(([phrase, n]) => (n > 1 ? `${phrase} (${n.toLocaleString("en-US")} times)` : phrase));
+  if (phrases.length <= LISTED) return phrases;
+  const more = phrases.length - LISTED;
+  return [...phrases.slice(0, LISTED), `and ${more.toLocaleString("en-US")} more like ${more === 1 ? "it" : "these"}`];
 }
 
 /** [[1, 2], [2, 3]] -> "1.2 2.3"; null for no heads (no attribute). */

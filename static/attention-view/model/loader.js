@@ -16,7 +16,9 @@
 
 import { AttentionTensor } from "./attention.js";
 import { download, verify, parseJSON } from "./download.js";
-import { loadRuntime, runtimeFailed } from "./runtime.js";
+import { loadRuntime, runtimeFailed, ORT_WASM } from "./runtime.js";
+import { runtimeFailure } from "./failures.js";
+import { checkMeta } from "./meta-check.js";
 import { heldRuntime } from "./held-files.js";
 import { VENDOR } from "../paths.js";
 
@@ -81,7 +83,7 @@ export function forget(folder) {
 }
 
 export function loadMeta(folder) {
-  return once(folder, "meta.json", async (e) => parseJSON("meta.json", await download(folder, "meta.json", e)));
+  return once(folder, "meta.json", async (e) => checkMeta(parseJSON("meta.json", await download(folder, "meta.json", e))));
 }
 
 // A model file, downloaded and verified against meta.json (both fetched side by side).
@@ -193,9 +195,10 @@ export class Model {
 
 /** An onnxruntime session on a graph's bytes (every session of the page shares one backend). */
 export function createSession(ort, bytes) {
-  return ort.InferenceSession.create(bytes, { executionProviders: ["wasm"], logSeverityLevel: 3 }).catch((err) => {
+  return ort.InferenceSession.create(bytes, { executionProviders: ["wasm"], logSeverityLevel: 3 }).catch(async (err) => {
     runtimeFailed(); // this instance may keep its failure: the next attempt starts afresh
-    throw err;
+    // The wasm backend did not start (onnxruntime's words): say why, not what it printed.
+    throw /no available backend/i.test(String(err?.message)) ? await runtimeFailure(err, ORT_WASM) : err;
   });
 }
 

@@ -13,9 +13,19 @@ import { formatAblate } from "../model/head-set.js";
 import { SITE_ROOT } from "../paths.js";
 
 
+// What a reader sees where the view cannot start. Without CORS headers on the server of the
+// files a page of another origin never runs the script, so only this text can say why
+// (docs/embedding.md and the jinja2 macro give the same words).
+const FALLBACK = "A live attention view: it needs JavaScript and WebAssembly, and CORS headers where its files come from another origin.";
+
 function attr(value) {
   return String(value).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
+
+// Half a UTF-16 surrogate pair (a script can set any string) survives neither a URL
+// (encodeURIComponent throws on it) nor the clipboard: every snippet carries U+FFFD instead.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const wellFormed = (value) => (typeof value === "string" ? value.replace(LONE_SURROGATE, "\uFFFD") : value);
 
 /**
  * The state a snippet reproduces, in state.js SCHEMA's order, with every key that has a value
@@ -32,7 +42,7 @@ export function embedState(result, settings = {}) {
     scale: result.scale ?? "share", ablate: formatAblate(result.ablated ?? []), compare: result.compare?.text ?? null,
     step: result.step ?? null,
   };
-  return Object.fromEntries(STATE_KEYS.filter((k) => values[k] != null).map((k) => [k, values[k]]));
+  return Object.fromEntries(STATE_KEYS.filter((k) => values[k] != null).map((k) => [k, wellFormed(values[k])]));
 }
 
 /** {script, iframe, jinja} snippets for `result`, with assets under `root` (ends with "/"). */
@@ -41,7 +51,7 @@ export function snippets(result, root = SITE_ROOT, settings = {}) {
   const keys = Object.keys(s); // embedState's order; optional keys only when set
   const attrs = keys.map((k) => `${k}="${attr(s[k])}"`).join(" ");
   const script = `<script type="module" src="${attr(root)}static/attention-view.js"></script>\n` +
-    `<attention-view ${attrs}>\n  <p>A live attention view: it needs JavaScript and WebAssembly.</p>\n</attention-view>`;
+    `<attention-view ${attrs}>\n  <p>${FALLBACK}</p>\n</attention-view>`;
   const query = keys.map((k) => `${k}=${encodeURIComponent(String(s[k]))}`).join("&");
   const iframe = `<iframe src="${attr(`${root}embed.html?${query}`)}"\n` +
     `        width="100%" height="720" loading="lazy" title="Live attention view"\n` +
@@ -100,9 +110,10 @@ function addEmbedMenu(slots, view) {
     toggle.setAttribute("aria-expanded", String(isOpen()));
     fill();
   });
-  // Only while open: a closed menu costs the keystroke nothing.
-  view.addEventListener("change", () => isOpen() && view.ready.then(fill, () => {}));
-  return {};
+  // After every paint, whatever changed the view (a click, a script, the Back button), once
+  // every feature has painted (the result holds their fields); only while open: a closed menu
+  // costs the keystroke nothing.
+  return { paint: () => isOpen() && queueMicrotask(fill) };
 }
 
 async function copyText(box, note, label) {
