@@ -18,7 +18,9 @@ Generation steps ("Continue") are medians over --updates calls of
 `el.generate({temperature: 0, maxTokens: 2})` from a text of T - 2 tokens, each timed by the
 page's own measure of its second step (`attention-view:generate-step`: pick the token from the
 logits on screen, one model run at T tokens, one render, the controls' update, whose text box
-scroll forces style and layout), beside the bare session.run at T. A model with a training timeline adds its rows (bench/timeline_figures.py).
+scroll forces style and layout), beside the bare session.run at T. Fifteen eager views on one page:
+the longest main-thread task while they start (bench/many_views.py). A model with a training
+timeline adds its rows (bench/timeline_figures.py).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+import many_views  # noqa: E402  (bench/many_views.py)
 import timeline_figures  # noqa: E402  (bench/timeline_figures.py)
 
 from browser import build_site, launch, serve, site_csp  # noqa: E402  (one copy, shared with the tests)
@@ -164,6 +167,7 @@ def main(argv=None) -> int:
     shutil.copy2(ROOT / "bench" / "bare.js", out / "bench" / "bare.js")
     bare_html = (ROOT / "bench" / "bare.html").read_text(encoding="utf-8")
     (out / "bench" / "bare.html").write_text(bare_html.replace("{{ csp }}", site_csp(out)), encoding="utf-8")
+    many_url = many_views.write_page(out)
     server = serve(out)
     url = server.url
     from urllib.parse import quote
@@ -240,6 +244,7 @@ def main(argv=None) -> int:
         context.close()
         trained = timeline and timeline_figures.measure(browser, page_url, meta, timeline, texts_of_length(tokenizer, 32)[0],
                                                       args.runs, args.updates, WORKER_READY_JS)
+        many = many_views.measure(browser, f"{url}/{many_url}", args.runs)
         context = browser.new_context()
         bare = context.new_page()
         bare.goto(bare_url)
@@ -275,6 +280,7 @@ def main(argv=None) -> int:
         u = updates[n]
         rows.append((f"generation step at T = {n} (pick + run + render + layout)", f"{u['generate']:.2f} ms",
                      f"{u['bare_run']:.2f} ms (run)", u["generate"] / u["bare_run"], "< 25 ms" if n == 128 else ""))
+    rows += many_views.rows(many)
     if trained:
         rows += timeline_figures.rows({**trained, "bare_run": updates[32]["bare_run"]})
     load = os.getloadavg()[0]

@@ -8,6 +8,12 @@ import { loadMeta, loadGolden, loadModel, loaderEvents } from "../model/loader.j
 import { goldenHeadStart } from "../model/runs.js";
 import { loadingText } from "./skeleton.js";
 
+// Every view of a page gets meta.json, and later the model, in the same moment (one shared
+// download): each builds its UI and runs the model in a task of its own, so that the page
+// answers input in between (15 views doing it in one task blocked it for most of a second;
+// bench/many_views.py).
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
 /** @param {import("./controller.js").Controller} c */
 export async function loadFolder(c) {
   const gen = ++c.generation;
@@ -20,6 +26,7 @@ export async function loadFolder(c) {
     // Without a text attribute the default sentence is certain: fetch its golden run now.
     if (!c.host.hasAttribute("text")) loadGolden(folder).catch(() => {});
     const meta = await loadMeta(folder);
+    await nextTask();
     if (gen !== c.generation) return;
     c.meta = meta;
     c.mount(meta);
@@ -31,6 +38,7 @@ export async function loadFolder(c) {
     if (golden && !c.model) c.golden = golden;
     c.schedule();
     const model = await modelPromise;
+    await nextTask();
     if (gen !== c.generation) return;
     c.model = model;
     c.golden = null;
