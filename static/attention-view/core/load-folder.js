@@ -14,10 +14,16 @@ import { loadingText } from "./skeleton.js";
 // bench/many_views.py).
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+// The bytes received so far of each folder's model files: a view whose meta.json is read after
+// the last progress event (a download that stalls early) still shows how far it got.
+const received = new Map();
+loaderEvents.addEventListener("progress", (/** @type {any} */ e) => received.set(e.detail.folder, e.detail.loaded));
+
 /** @param {import("./controller.js").Controller} c */
 export async function loadFolder(c) {
   const gen = ++c.generation;
   const folder = (c.folder = c.host.src);
+  if (c.status === "error") received.delete(folder); // "Try again" downloads afresh
   c.setStatus(c.run ? "preview" : "loading", loadingText(c.meta));
   c.host.dispatchEvent(new Event("loadstart"));
   try {
@@ -30,7 +36,7 @@ export async function loadFolder(c) {
     if (gen !== c.generation) return;
     c.meta = meta;
     c.mount(meta);
-    c.setStatus(c.status, loadingText(c.meta));
+    c.setStatus(c.status, loadingText(c.meta, received.get(folder) ?? null));
     // The first paint from golden.json, without waiting for the runtime (runs.js goldenHeadStart).
     const golden = meta.default && c.state().text === meta.default.text
       ? await goldenHeadStart(folder, meta, (run) => c.run === run && c.schedule()) : null;
