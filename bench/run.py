@@ -226,15 +226,10 @@ def main(argv=None) -> int:
         # The page and the floor are each timed alone, in a browser context of their own: with
         # both live in one context, the idle one (its own onnxruntime instance) slowed the
         # other's T = 128 keystroke by about half, in every phase alike (14 vs 9.4 ms).
-        context = browser.new_context()
-        page = context.new_page()
-        page.goto(page_url)
-        page.wait_for_selector("attention-view[data-status=live]", state="attached", timeout=120_000)
         # The keystroke figures are the steady state: on a first visit the offline worker is
         # still fetching and hashing every file of the site (~15 MB) for a second or two, and
         # on 2 cores that doubled the T = 8 and T = 32 updates timed in those seconds.
-        if not page.evaluate(WORKER_READY_JS):
-            raise RuntimeError("the offline worker did not become active")
+        context, page = timeline_figures.live_page(browser, page_url, WORKER_READY_JS)
         for n in SIZES:
             p = page.evaluate(PAGE_UPDATE_JS, [texts_of_length(tokenizer, n), args.updates])
             assert p["tokens"] == n, (p["tokens"], n)

@@ -63,6 +63,8 @@ def load(model_dir: Path, meta: dict) -> dict | None:
 
 
 def live_page(browser, url: str, ready_js: str):
+    """A page of `url` live and alone in a browser context of its own, its offline worker done
+    precaching (`ready_js`), as every steady-state figure of the bench wants it."""
     context = browser.new_context()
     page = context.new_page()
     page.goto(url)

@@ -95,15 +95,20 @@ def test_snippets_reproduce_the_view(browser, server):
         context.close()
 
 
+def chapter_with_frame(browser, blog, name, embed, script, before=""):
+    """A chapter page in `blog` with one 300 px iframe of `embed` (a short sentence) and
+    `script`, opened in a 900 px wide page of its own (its context is `page.context`)."""
+    fresh(blog, name, "",
+          f'<h1>A chapter</h1>{before}<iframe src="{embed}?text=The%20cat%20sat&token=-1" width="100%" height="300" '
+          f'title="Live attention view"></iframe><p>After the frame.</p><script>{script}</script>')
+    return watched_page(browser.new_context(viewport={"width": 900, "height": 700}))
+
+
 def test_iframe_resizes_to_its_content(browser, server):
     url, blog = server
     listener = readme_listener()
     assert len(listener.strip().splitlines()) == 5
-    fresh(blog, "resize.html", "",
-          '<h1>A chapter</h1><iframe src="/embed.html?text=The%20cat%20sat&token=-1" width="100%" height="300" '
-          f'title="Live attention view"></iframe><p>After the frame.</p><script>{listener}</script>')
-    context = browser.new_context(viewport={"width": 900, "height": 700})
-    page = watched_page(context)
+    page = chapter_with_frame(browser, blog, "resize.html", "/embed.html", listener)
     try:
         page.goto(f"{url}/blog/resize.html")
         page.frame_locator("iframe").locator("attention-view[data-status=live]").wait_for(state="attached", timeout=60_000)
@@ -122,7 +127,7 @@ def test_iframe_resizes_to_its_content(browser, server):
         top = frame.evaluate("() => document.querySelector('a.embed-full').getBoundingClientRect().top")
         assert 0 <= top < 60
     finally:
-        context.close()
+        page.context.close()
 
 
 def test_a_frame_loaded_off_screen_has_its_height_before_it_is_scrolled_to(browser, server):
@@ -132,12 +137,8 @@ def test_a_frame_loaded_off_screen_has_its_height_before_it_is_scrolled_to(brows
     url, blog = server
     other = url.replace("127.0.0.1", "localhost")
     record = "addEventListener('message', (e) => { (window.heights ||= []).push(e.data.height); });"
-    fresh(blog, "far.html", "",
-          f'<h1>A chapter</h1><div style="height: 4000px">Text.</div>'
-          f'<iframe src="{url}/embed.html?text=The%20cat%20sat&token=-1" width="100%" height="300" '
-          f'title="Live attention view"></iframe><p>After the frame.</p><script>{record}{readme_listener()}</script>')
-    context = browser.new_context(viewport={"width": 900, "height": 700})
-    page = watched_page(context)
+    page = chapter_with_frame(browser, blog, "far.html", f"{url}/embed.html", record + readme_listener(),
+                              before='<div style="height: 4000px">Text.</div>')
     try:
         page.goto(f"{other}/blog/far.html")
         page.frame_locator("iframe").locator("attention-view[data-status=live]").wait_for(state="attached", timeout=60_000)
@@ -154,4 +155,4 @@ def test_a_frame_loaded_off_screen_has_its_height_before_it_is_scrolled_to(brows
         # the first height posted, off screen, is the one the reader sees on screen
         assert abs(inner - first) <= 1 and min(heights) > 300, (first, inner, heights)
     finally:
-        context.close()
+        page.context.close()
