@@ -53,6 +53,11 @@ const TYPES = { wasm: "application/wasm", mjs: "text/javascript", js: "text/java
 
 const pageVersions = new Map(); // this worker's memory of the CLIENTS cache
 const loadedPages = new Set(); // pages this worker has seen ask for a file
+// When each page last asked for a file. An engine may not list a page among its clients until
+// it is fully running (WebKit, on a busy machine): a page still asking for its files is open,
+// whatever clients.matchAll says, so its version stays in memory even when its record goes.
+const lastAsked = new Map();
+const ASKING_MS = 60 * 1000;
 const opened = new Map(); // cache name -> Promise<Cache>: one open per cache, not per request
 
 function open(name) {
@@ -197,8 +202,11 @@ async function prune() {
     if (page && (openPages.has(id) || arriving)) {
       keep.add(PREFIX + page.version);
     } else {
-      pageVersions.delete(id);
-      loadedPages.delete(id);
+      if (!(Date.now() - (lastAsked.get(id) ?? 0) < ASKING_MS)) {
+        pageVersions.delete(id);
+        loadedPages.delete(id);
+        lastAsked.delete(id);
+      }
       await records.delete(request);
     }
   }
@@ -279,6 +287,7 @@ self.addEventListener("fetch", (event) => {
   }
   // Anything a page asks for comes from the version that page was loaded with. A page this
   // site's workers did not load (opened before the worker existed) gets the network.
+  if (event.clientId) lastAsked.set(event.clientId, Date.now());
   const version = versionOf(event.clientId);
   event.respondWith(version.then((v) => answer(v, path, request)));
   if (event.clientId && !loadedPages.has(event.clientId)) {
