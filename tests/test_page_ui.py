@@ -196,7 +196,7 @@ def test_math_and_predictions_show_the_model_numbers(reused_live_page, meta):
 
 
 def test_three_widgets_share_one_model_download_and_lazy_waits(page, site_url, reference):
-    """Embedding as issue 4 will: one module script, several elements, one lazy below the fold."""
+    """Embedding as a course author does: one module script, several elements, one lazy below the fold."""
     html = f"""<!doctype html><html><head>{CSP_META}
 <script type="module" src="static/attention-view.js"></script></head><body>
 <attention-view id="a" text="The cat sat." layer="1" head="1"><p>fallback a</p></attention-view>

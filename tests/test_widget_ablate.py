@@ -1,4 +1,4 @@
-"""Switching heads off (issue 10, part 2): the `ablate` attribute, the off switches, the paired
+"""Switching heads off: the `ablate` attribute, the off switches, the paired
 bars and the bad inputs, in Debian's chromium. Every number is checked against
 onnxruntime-python fed the same `head_mask` (conftest `reference`); nothing is mocked."""
 

@@ -1,4 +1,4 @@
-"""Compare mode (issue 10, part 3): two sentences, the same layer, head, view and heads off, the
+"""Compare mode: two sentences, the same layer, head, view and heads off, the
 pinned token found by word in both, rows equal to two single runs, the difference word by
 word, and a permalink that keeps both texts. Real Chromium; numbers from onnxruntime-python."""
 

@@ -1,4 +1,4 @@
-"""The colour scales and the marks around them (issue 9, "Contrast"), in Debian's chromium.
+"""The colour scales and the marks around them, in Debian's chromium.
 
 Expected numbers come from static/model/ through onnxruntime-python (the `reference` fixture);
 the relative scale's mapping (weight × (q+1), log scale from 1/16× to 16× even) is written out

@@ -1,4 +1,4 @@
-"""Author tools (issue 9): "Copy embed code" gives a script-tag snippet, an iframe snippet and
+"""Author tools: "Copy embed code" gives a script-tag snippet, an iframe snippet and
 a jinja2 macro call that, pasted into a fresh page, reproduce the view on screen (the same
 `result`); embed.html posts its height, and the README's listener sizes the frame to it."""
 

@@ -1,6 +1,6 @@
-"""<attention-view> against faults a reader meets (issue 8, items 2-5 and 7) and a model with
-ALiBi positions (issue 7's "Show the math"), in real Chromium against a fault-injecting server
-(tests/widget_faults.py). No part of onnxruntime is mocked: every number comes from the graph.
+"""<attention-view> against faults a reader meets (corrupt, truncated and stalled downloads, a
+runtime that fails to start, a changed `src`, a pasted book) and "Show the math" for a model
+with ALiBi positions, in real Chromium against a fault-injecting server (tests/widget_faults.py). No part of onnxruntime is mocked: every number comes from the graph.
 """
 
 from __future__ import annotations
@@ -254,7 +254,7 @@ def test_a_pasted_book_tokenizes_only_its_tail_and_the_link_keeps_what_is_shown(
     assert wpage.page_errors == []
 
 
-# --- issue 7: "Show the math" for a model with ALiBi positions ------------------------------
+# --- "Show the math" for a model with ALiBi positions -------------------------------------
 
 
 def math_table(page):

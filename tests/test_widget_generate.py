@@ -1,4 +1,4 @@
-"""Let it write (issue 10, part 1): `el.generate()`, `el.stop()`, Stop, Undo and typing, in
+"""Let it write: `el.generate()`, `el.stop()`, Stop, Undo and typing, in
 Debian's chromium against onnxruntime-python on the same files.
 
 Greedy (temperature 0) continuations are compared with Python token for token, after checking

@@ -1,4 +1,4 @@
-"""The "Continue" controls (issue 10, part 1) in Debian's chromium: a clear message for every bad
+"""The "Continue" controls in Debian's chromium: a clear message for every bad
 setting (from generate(), a field or an attribute) with the view still working, the permalink
 and embeds carrying the settings, the keyboard and a screen reader, 375 px, dark mode and
 reduced motion. The model-facing tests are in test_widget_generate.py."""

@@ -1,5 +1,4 @@
-"""What the reader sees, checked against numbers computed independently (issue 8: "tests that
-guard what users see"): the attention-rollout row (from onnxruntime-python's attention, with
+"""What the reader sees, checked against numbers computed independently: the attention-rollout row (from onnxruntime-python's attention, with
 the rollout written out again here), the heatmap's pixels and the per-head strips against
 `el.result`. In real Chromium; nothing is mocked.
 """

@@ -1,4 +1,4 @@
-"""Head roles and the all-heads thumbnails (issue 9, "All heads at once"), in Debian's chromium.
+"""Head roles and the all-heads thumbnails, in Debian's chromium.
 
 The roles come from a model folder whose meta.json has `heads` (static/model/ once it has
 them, else the candidate export in runs/A_model/); the same model with `heads` removed must

@@ -1,4 +1,4 @@
-"""The labelled heatmap (issue 9, "A readable heatmap"): token labels on both axes (every n-th
+"""The labelled heatmap: token labels on both axes (every n-th
 at long texts), the crosshair readout on hover and on keyboard focus, and pinning from the map.
 Every expected string is written from `el.result`, whose numbers test_page.py already checks
 against onnxruntime-python."""

@@ -1,4 +1,4 @@
-"""Keys everywhere (issue 9): ←/→, Home/End, H, L, V act on the view from anywhere on the page
+"""Keys everywhere: ←/→, Home/End, H, L, V act on the view from anywhere on the page
 except text fields — on the only view, or on the one last clicked or focused when there are
 several — and the key help gives way to a tap guide on touch-only devices."""
 

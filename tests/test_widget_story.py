@@ -1,4 +1,4 @@
-"""'Find the story' (issue 9): the button lands on the layer × head × query whose single largest
+"""'Find the story': the button lands on the layer × head × query whose single largest
 weight (query 0 and each row's own token skipped) is the largest in the sentence, computed here
 with onnxruntime-python on the same text; "Next" walks down the same ranking."""
 

@@ -1,4 +1,4 @@
-"""Words, not pieces (issue 9): `token` accepts a word ("said", "said#2") besides an index, the
+"""Words, not pieces: `token` accepts a word ("said", "said#2") besides an index, the
 permalink uses the word when it names the token, and a word's pieces are drawn joined.
 
 The expected index is found here from `el.result`'s token texts with the word rule written out
