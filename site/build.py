@@ -32,9 +32,12 @@ from pathlib import Path
 import jinja2
 
 ROOT = Path(__file__).resolve().parent.parent
-# The build's helper modules (model_card.py, model_facts.py) import as top-level modules from
+# The build's helper modules (site/*.py) import as top-level modules from
 # here; the folder itself is never a package (it would shadow Python's own `site`).
 sys.path.insert(0, str(ROOT / "site"))
+import model_card  # noqa: E402
+import model_facts  # noqa: E402
+import timeline_story  # noqa: E402
 from offline_manifest import SERVICE_WORKER, write_service_worker  # noqa: E402
 from state_keys import page_params, state_keys  # noqa: E402
 
@@ -101,27 +104,6 @@ def lab_reference():
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def model_card(meta: dict) -> dict:
-    """The model card's figures (model.html), derived from `meta` by site/model_card.py."""
-    import model_card
-
-    return model_card.card(meta)
-
-
-def model_facts(meta: dict) -> dict:
-    """What the other pages say about the model, derived from `meta` by site/model_facts.py."""
-    import model_facts
-
-    return model_facts.facts(meta)
-
-
-def timeline_story(meta: dict, timeline: dict | None) -> dict | None:
-    """When the heads formed (the timeline sections), from `timeline` by site/timeline_story.py."""
-    import timeline_story
-
-    return timeline_story.story(meta, timeline)
-
-
 def load_meta(model_dir: Path) -> dict:
     path = model_dir / "meta.json"
     if not path.exists():
@@ -179,9 +161,9 @@ def make_env() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.globals["lab_reference"] = lab_reference
-    env.globals["model_card"] = model_card
-    env.globals["model_facts"] = model_facts
-    env.globals["timeline_story"] = timeline_story
+    env.globals["model_card"] = model_card.card  # site/model_card.py
+    env.globals["model_facts"] = model_facts.facts  # site/model_facts.py
+    env.globals["timeline_story"] = timeline_story.story  # site/timeline_story.py
     env.globals["widget_module"] = WIDGET_MODULE
     env.globals["view_attributes"] = view_attributes
     env.globals["chapters"] = CHAPTERS
