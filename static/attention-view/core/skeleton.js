@@ -90,7 +90,11 @@ export function buildShell(host, cssURL, onRetry) {
     const wide = entry.contentRect.width >= WIDE_PX;
     if (ui.classList.contains("wide") !== wide) requestAnimationFrame(() => ui.classList.toggle("wide", wide));
   }).observe(host);
-  return { cssReady, statusText, retry, status, slot, ui };
+  // The columns from the host's width now, not only from the observer: a browser runs neither
+  // observers nor animation frames for a frame off screen, and embed.html posts the height the
+  // reader will see before the reader scrolls there.
+  const layColumns = () => ui.classList.toggle("wide", host.getBoundingClientRect().width >= WIDE_PX);
+  return { cssReady, statusText, retry, status, slot, ui, layColumns };
 }
 
 /** @typedef {ReturnType<typeof buildShell>} Shell */
@@ -109,11 +113,7 @@ export function buildUI(shell) {
   const field = h("label.field", {}, h("span.field-label", { text: "Your text" }), input);
   const body = h("div.body");
   const slots = new Slots();
-  // The columns from the host's width now, not only from the ResizeObserver above: a browser
-  // runs neither observers nor animation frames for a frame off screen, and embed.html posts
-  // the height the reader will see before the reader scrolls there.
-  shell.ui.classList.toggle("wide", shell.ui.parentNode instanceof ShadowRoot
-    && shell.ui.parentNode.host.getBoundingClientRect().width >= WIDE_PX);
+  shell.layColumns();
   slots.declare("top", shell.ui); // before the text box: the skip link
   shell.ui.append(field);
   slots.declare("controls", shell.ui);
