@@ -18,8 +18,10 @@ from train.model import TinyTransformer
 
 LENGTHS = (1, 7, 19, 128)
 ATOL = 1e-5
-# numpy's allclose default: logits reach ~20 in magnitude, where float32 summation order alone
-# (ONNX Runtime's kernels vs PyTorch's) moves the last bits by ~1e-5.
+# Relative to the largest value of the output, not to each element: float32 rounding in a sum
+# scales with the sizes of its terms, so a logit near 0 that came from terms of ~20 moves by as
+# much as the large ones (a model with a sharp induction head: 3.5e-5 at a logit of ~0.1, from
+# summation order alone). A wrong graph is off by whole units, far outside either.
 RTOL = 1e-5
 
 
@@ -51,14 +53,17 @@ class ParityReport:
 
 
 def _compare(name: str, got: np.ndarray, want: np.ndarray, atol: float, rtol: float) -> tuple[float, bool]:
-    """(max |got - want| over unmasked entries, allclose?)"""
+    """(max |got - want| over unmasked entries, within atol + rtol x the largest |want|?)"""
     if got.shape != want.shape:
         raise ParityError(f"{name}: shape {list(got.shape)} != PyTorch's {list(want.shape)}")
     masked = np.isneginf(want)
     if not np.array_equal(np.isneginf(got), masked):
         raise ParityError(f"{name}: masked (-inf) entries differ from PyTorch's")
     a, b = got[~masked], want[~masked]
-    return float(np.max(np.abs(a - b), initial=0.0)), bool(np.allclose(a, b, atol=atol, rtol=rtol))
+    worst = float(np.max(np.abs(a - b), initial=0.0))
+    if not np.all(np.isfinite(a)):
+        return worst, False
+    return worst, worst <= atol + rtol * float(np.max(np.abs(b), initial=0.0))
 
 
 def check_parity(onnx_bytes: bytes, model: TinyTransformer, lengths=LENGTHS, atol=ATOL, rtol=RTOL,
@@ -99,5 +104,5 @@ def check_parity(onnx_bytes: bytes, model: TinyTransformer, lengths=LENGTHS, ato
                 if bad:
                     where = "every position" if positions is None else f"logits at {positions.tolist()}"
                     raise ParityError(f"T={T}, {label}, {where}: ONNX differs from PyTorch beyond "
-                                      f"atol={atol}, rtol={rtol}: {bad}")
+                                      f"atol={atol} + rtol={rtol} x its largest value: {bad}")
     return report
