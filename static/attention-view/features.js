@@ -14,6 +14,7 @@ import { heatmap } from "./panels/heatmap.js";
 import { predictions } from "./panels/predictions.js";
 import { math } from "./panels/math.js";
 import { story } from "./features/story.js";
+import { induction } from "./features/induction.js";
 import { compare } from "./features/compare-view.js";
 import { ablation } from "./features/ablation-view.js";
 import { generation } from "./features/generate-controls.js";
@@ -29,6 +30,7 @@ export const FEATURES = [
   rowTable,
   tokenPieces,
   story,
+  induction,
   compare,
   exportBar,
   embedMenu,

@@ -1,0 +1,123 @@
+// @ts-check
+// The induction story, for a model whose meta.json records a circuit (export/circuit.py: a
+// later-layer induction head and the earlier head it composes with; absent otherwise, and then
+// so is this feature). "Repeat it" appends the text to itself and shows the induction head on
+// the row of the repeat where it looks most at the token that came next the first time; the
+// line says how much it does that, and offers to switch off the head it reads, whose loss
+// makes the stripe fade (the ablation panel shows the prediction falling with it). Every
+// number comes from the run on screen; `result.induction` carries them for pages and tests.
+
+import { h, setText, setHidden } from "../core/dom.js";
+import { inductionRows, repeatedText, isRepeated } from "../readouts/induction.js";
+import { wholePercent } from "../readouts/readouts.js";
+
+/** The circuit meta.json records, as [layer, head] pairs; null when it has none. */
+export function circuitOf(meta) {
+  const c = meta?.circuit;
+  if (!c?.head || !c.composes_with) return null;
+  return { head: [c.head.layer, c.head.head], reads: [c.composes_with.layer, c.composes_with.head] };
+}
+
+const isOff = (state, [l, hd]) => !!state.off?.heads?.some(([a, b]) => a === l && b === hd);
+const headName = ([l, hd]) => `layer ${l} head ${hd}`;
+
+/**
+ * The row to pin: the one that looks most at its target, among those that are not the last
+ * token when there are any (the last has no next token for the ablation panel to compare).
+ */
+function bestQuery(found, count) {
+  const inner = found.rows.filter((r) => r.query < count - 1);
+  return (inner.length ? inner : found.rows).reduce((b, r) => (r.weight > b.weight ? r : b)).query;
+}
+
+/** The circuit head's induction rows in `out` (a run's outputs), or null. */
+function rowsIn(out, ids, [l, hd]) {
+  return out ? inductionRows((q) => out.attention.row(l - 1, hd - 1, q), ids) : null;
+}
+
+/** @type {import("../core/feature.js").Feature} */
+export const induction = {
+  name: "induction",
+  mount(slots, ctx) {
+    const circuit = circuitOf(ctx.meta());
+    if (!circuit) return {};
+    const repeat = h("button.story-button", { type: "button", text: "Repeat it" });
+    const line = h("span.story-text", { "aria-live": "polite" });
+    const toggle = h("button.story-button", { type: "button" });
+    slots.put("row-tools", h("p.story.induction", {}, repeat, line, toggle));
+    repeat.addEventListener("click", () => ctx.act({ type: "induction" }));
+    toggle.addEventListener("click", () => ctx.act({ type: "ablate", layer: circuit.reads[0], head: circuit.reads[1] }));
+    let pending = null; // the repeated text whose best row is still to be pinned once it has run
+
+    return {
+      translate(action) {
+        if (action.type !== "induction") return undefined;
+        const state = ctx.state();
+        const run = ctx.run();
+        if (!state || !run) return null;
+        const [layer, head] = circuit.head;
+        if (!isRepeated(state.text)) {
+          pending = repeatedText(state.text, run.ids.length, ctx.meta().config.n_ctx);
+          return { type: "jump", text: pending, layer, head, token: null };
+        }
+        const found = rowsIn(run.baseline ?? run.out, run.ids, circuit.head);
+        return { type: "jump", layer, head, token: found ? bestQuery(found, run.ids.length) : state.token };
+      },
+
+      paint(view) {
+        const { state, out, run } = view;
+        if (pending !== null && out && run.live && state.text === pending) {
+          pending = null;
+          const found = rowsIn(run.baseline ?? out, run.ids, circuit.head);
+          if (found) queueMicrotask(() => ctx.act({ type: "pin", token: bestQuery(found, run.ids.length) }));
+        }
+        const repeated = isRepeated(state.text);
+        setText(repeat, repeated ? "Show the repeat" : "Repeat it");
+        const on = state.view === "head" && state.layer === circuit.head[0] && state.head === circuit.head[1];
+        const found = on && out ? rowsIn(out, run.ids, circuit.head) : null;
+        const off = isOff(state, circuit.reads);
+        setHidden(toggle, !found);
+        setText(toggle, `${off ? "switch on" : "switch off"} ${headName(circuit.reads)}`);
+        if (!found) {
+          setText(line, `${repeated ? "Show the repeat" : "Repeat the text"} to watch ${headName(circuit.head)}, an ` +
+            "induction head, look for what came next the last time.");
+          return;
+        }
+        const all = off ? rowsIn(run.baseline, run.ids, circuit.head) : null;
+        const row = found.rows.find((r) => r.query === view.pinned);
+        const before = all?.rows.find((r) => r.query === view.pinned);
+        const n = found.rows.length;
+        const who = headName(circuit.head);
+        const reads = headName(circuit.reads);
+        const q = (i) => `\u00ab${view.names[i]}\u00bb`;
+        if (!off) {
+          setText(line, row
+            ? `${q(row.query)} came before. ${who[0].toUpperCase()}${who.slice(1)} puts ${wholePercent(row.weight)} on ` +
+              `${q(row.key)}, the token after it then, and ${wholePercent(found.mean)} on average over the ${n} tokens ` +
+              `seen before. It reads ${reads}:`
+            : `${who[0].toUpperCase()}${who.slice(1)} puts ${wholePercent(found.mean)} on average on the token after ` +
+              `each of the ${n} tokens seen before. It reads ${reads}:`);
+          return;
+        }
+        const was = (w) => (w === undefined ? "" : ` (${wholePercent(w)} with it on)`);
+        setText(line, row
+          ? `With ${reads} off, ${who} puts ${wholePercent(row.weight)} on ${q(row.key)}${was(before?.weight)}, and ` +
+            `${wholePercent(found.mean)} on average over the ${n} tokens seen before${was(all?.mean)}.`
+          : `With ${reads} off, ${who} puts ${wholePercent(found.mean)} on average on the token after each of the ${n} ` +
+            `tokens seen before${was(all?.mean)}.`);
+      },
+
+      result(result, view) {
+        const { out, run } = view;
+        const found = rowsIn(out, run.ids, circuit.head);
+        const all = rowsIn(run.baseline, run.ids, circuit.head);
+        const row = found?.rows.find((r) => r.query === view.pinned) ?? null;
+        result.induction = {
+          layer: circuit.head[0], head: circuit.head[1], reads: circuit.reads,
+          rows: found?.rows.length ?? 0, mean: found?.mean ?? null, meanAllOn: all?.mean ?? null,
+          pinned: row && { query: row.query, key: row.key, weight: row.weight },
+        };
+      },
+    };
+  },
+};

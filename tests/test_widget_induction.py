@@ -1,0 +1,135 @@
+"""The induction story in real Chromium, on a model whose meta.json records a circuit (the
+committed tests/data/circuit-model/, trained with the induction curriculum; its README says how):
+"Repeat it" appends the text to itself and pins the row of the induction head that looks most at
+the token that followed the pinned one the first time; switching off the head it reads gives the
+numbers of the graph with that head masked. Every figure is checked against onnxruntime-python on
+the same text. A model without a circuit shows no such controls."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from other_model import other_model
+
+from browser import ROOT, build_site, serve_dir
+from conftest import view_result, wait_live
+from reference import Reference
+
+pytestmark = pytest.mark.browser
+
+CIRCUIT_MODEL = ROOT / "tests" / "data" / "circuit-model"
+TEXT = "The Queen turned round and said"
+
+
+@pytest.fixture(scope="module")
+def circuit():
+    c = json.loads((CIRCUIT_MODEL / "meta.json").read_text(encoding="utf-8"))["circuit"]
+    return (c["head"]["layer"], c["head"]["head"]), (c["composes_with"]["layer"], c["composes_with"]["head"])
+
+
+@pytest.fixture(scope="module")
+def site_url(tmp_path_factory):
+    site = build_site(tmp_path_factory.mktemp("circuit-site"), "--model", str(CIRCUIT_MODEL))
+    url, server = serve_dir(site)
+    yield url
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return Reference(CIRCUIT_MODEL)
+
+
+def python_rows(reference, text, head, off=None):
+    """(ids, [(query, key, weight)], mean) of one head: each token seen before, and its weight on
+    the token after its latest earlier occurrence, computed from onnxruntime-python."""
+    ids = reference.ids(text)
+    mask = None
+    if off:
+        mask = np.ones((2, 4), dtype=np.float32)
+        mask[off[0] - 1, off[1] - 1] = 0.0
+    att = reference.run(ids, mask)["attention"]
+    last, rows = {}, []
+    for q, i in enumerate(ids):
+        if i in last and last[i] + 1 < q:
+            rows.append((q, last[i] + 1, float(att[head[0] - 1, head[1] - 1, q, last[i] + 1])))
+        last[i] = q
+    return ids, rows, float(np.mean([w for _, _, w in rows]))
+
+
+def settled(page, text):
+    """The view's result once it shows `text` with a pinned induction row."""
+    page.wait_for_function(
+        "(t) => { const r = document.querySelector('attention-view').result;"
+        " return r && r.text === t && r.induction && r.induction.pinned; }", arg=text, timeout=30_000)
+    return view_result(page)
+
+
+def pct(w):
+    return f"{round(100 * w)}%" if w >= 0.005 else "<1%"
+
+
+def test_repeat_it_pins_the_induction_heads_strongest_row(page, site_url, reference, circuit):
+    head, _ = circuit
+    page.goto(f"{site_url}/index.html")
+    wait_live(page)
+    page.evaluate("(t) => { document.querySelector('attention-view').text = t; }", TEXT)
+    view_result(page)
+    page.get_by_role("button", name="Repeat it").click()
+    doubled = f"{TEXT} {TEXT}"
+    r = settled(page, doubled)
+    ids, rows, mean = python_rows(reference, doubled, head)
+    assert (r["layer"], r["head"], r["view"]) == (*head, "head")
+    inner = [row for row in rows if row[0] < len(ids) - 1]
+    q, k, w = max(inner, key=lambda row: row[2])
+    assert r["token"] == q
+    assert r["induction"]["pinned"] == {"query": q, "key": k, "weight": pytest.approx(w, abs=1e-5)}
+    assert r["induction"]["rows"] == len(rows) and r["induction"]["mean"] == pytest.approx(mean, abs=1e-5)
+    line = page.locator("attention-view .induction .story-text").inner_text()
+    assert f"puts {pct(w)} on" in line and f"{pct(mean)} on average" in line
+    assert page.get_by_role("button", name="Show the repeat").is_visible()  # already repeated: no third copy
+    assert page.console_errors == [] and page.page_errors == []
+
+
+def test_switching_off_the_head_it_reads_gives_the_masked_graphs_numbers(page, site_url, reference, circuit):
+    head, reads = circuit
+    doubled = f"{TEXT} {TEXT}"
+    page.goto(f"{site_url}/index.html#text={doubled.replace(' ', '%20')}&layer={head[0]}&head={head[1]}")
+    wait_live(page)
+    page.get_by_role("button", name="Show the repeat").click()
+    on = settled(page, doubled)
+    page.get_by_role("button", name=f"switch off layer {reads[0]} head {reads[1]}").last.click()
+    page.wait_for_function("() => document.querySelector('attention-view').result?.ablated?.length === 1")
+    r = view_result(page)
+    assert r["ablated"] == [list(reads)]
+    _, rows_off, mean_off = python_rows(reference, doubled, head, off=reads)
+    _, _, mean_on = python_rows(reference, doubled, head)
+    assert r["induction"]["mean"] == pytest.approx(mean_off, abs=1e-5)
+    assert r["induction"]["meanAllOn"] == pytest.approx(mean_on, abs=1e-5) == on["induction"]["mean"]
+    q = on["token"]
+    w_off = next(w for qq, _, w in rows_off if qq == q)
+    assert r["induction"]["pinned"]["weight"] == pytest.approx(w_off, abs=1e-5)
+    line = page.locator("attention-view .induction .story-text").inner_text()
+    assert re.search(rf"With layer {reads[0]} head {reads[1]} off, .*{re.escape(pct(mean_off))} on average.*"
+                     rf"\({re.escape(pct(mean_on))} with it on\)", line), line
+    assert page.get_by_role("button", name=f"switch on layer {reads[0]} head {reads[1]}").last.is_visible()
+    assert page.console_errors == [] and page.page_errors == []
+
+
+def test_a_model_without_a_circuit_shows_no_induction_controls(page, tmp_path_factory):
+    model = other_model(tmp_path_factory.getbasetemp())["model"]
+    assert json.loads((model / "meta.json").read_text(encoding="utf-8"))["circuit"] is None
+    site = build_site(tmp_path_factory.mktemp("no-circuit-site"), "--model", str(model))
+    url, server = serve_dir(site)
+    try:
+        page.goto(f"{url}/index.html")
+        wait_live(page)
+        r = view_result(page)
+        assert "induction" not in r
+        assert page.locator("attention-view .induction").count() == 0
+        assert page.get_by_role("button", name="Repeat it").count() == 0
+    finally:
+        server.shutdown()
