@@ -240,6 +240,22 @@ def default_view(meta: dict) -> dict:
     return out
 
 
+def circuit(meta: dict) -> dict | None:
+    """The induction circuit export measured (export/circuit.py), or None without one."""
+    c = meta.get("circuit")
+    if not c or not c.get("head"):
+        return None
+    reads = c.get("composes_with")
+    signed = lambda x: f"{x:.2f}".replace("-", "\u2212")  # noqa: E731
+    return {"layer": c["head"]["layer"], "head": c["head"]["head"], "induction": f"{c['induction']:.2f}",
+            "gain": signed(c["in_context_gain"]), "definition": c.get("definition"),
+            "reads": reads and {"layer": reads["layer"], "head": reads["head"]},
+            "switch_off": [{"layer": s["layer"], "head": s["head"], "induction": f"{s['induction']:.2f}",
+                            "gain": signed(s["in_context_gain"]),
+                            "reads": bool(reads) and (s["layer"], s["head"]) == (reads["layer"], reads["head"])}
+                           for s in c.get("switch_off", [])]}
+
+
 def card(meta: dict) -> dict:
     m = meta.get("metrics", {})
     c = {
@@ -253,6 +269,7 @@ def card(meta: dict) -> dict:
         "training": training(meta),
         "heads": heads(meta),
         "definitions": definitions(meta),
+        "circuit": circuit(meta),
         "default": default_view(meta),
         "head_order": {k: v for k, v in (meta.get("head_order") or {}).items() if v},
         "in_context_gain": f"{m['in_context_gain']:.3f}" if "in_context_gain" in m else None,

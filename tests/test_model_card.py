@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from other_model import other_model
 
-from browser import build_site, serve_dir
+from browser import ROOT, build_site, serve_dir
 from conftest import MODEL_DIR, WATCH_CSP, watched_page
 from export.head_scores import SCORE_NAMES
 
@@ -182,13 +182,21 @@ def other_site(tmp_path_factory) -> tuple[Path, dict]:
     return build_site(tmp_path_factory.mktemp("other-site"), "--model", str(model)), meta
 
 
-@pytest.fixture(params=["committed", "full", "other"])
+@pytest.fixture(scope="session")
+def circuit_site(tmp_path_factory) -> tuple[Path, dict]:
+    """The site built on the committed model with an induction circuit (tests/data/circuit-model/)."""
+    model = ROOT / "tests" / "data" / "circuit-model"
+    meta = json.loads((model / "meta.json").read_text(encoding="utf-8"))
+    return build_site(tmp_path_factory.mktemp("circuit-card"), "--model", str(model)), meta
+
+
+@pytest.fixture(params=["committed", "full", "other", "circuit"])
 def card(request, built_site, full_site) -> tuple[Node, dict]:
-    """(model.html parsed, the meta.json it was built from), for each of the three builds."""
+    """(model.html parsed, the meta.json it was built from), for each of the four builds."""
     if request.param == "committed":
         site, meta = built_site, committed_meta()
-    elif request.param == "other":
-        site, meta = request.getfixturevalue("other_site")
+    elif request.param in ("other", "circuit"):
+        site, meta = request.getfixturevalue(f"{request.param}_site")
     else:
         site, meta = full_site
     return parse((site / "model.html").read_text(encoding="utf-8")), meta
@@ -306,6 +314,25 @@ def test_head_rows_match_meta(card):
         assert squash(row.find(data_figure="role").text()) == h["role"]
         for key in SCORE_KEYS:
             assert squash(row.find(data_score=key).text()) == f"{h['scores'][key]:.3f}", (h["layer"], h["head"], key)
+
+
+def test_the_induction_circuit_matches_meta(card):
+    doc, meta = card
+    c = meta.get("circuit")
+    if not c:
+        assert doc.find(id="circuit") is None and doc.find(data_circuit=True) is None
+        return
+    minus = lambda x: f"{x:.2f}".replace("-", "\u2212")  # noqa: E731
+    lede = squash(doc.find(data_circuit=f"{c['head']['layer']}-{c['head']['head']}").text())
+    assert f"puts {c['induction']:.2f} of each" in lede and f"{minus(c['in_context_gain'])} nats" in lede
+    reads = c["composes_with"]
+    off = next(s for s in c["switch_off"] if (s["layer"], s["head"]) == (reads["layer"], reads["head"]))
+    assert (f"composes with layer {reads['layer']} head {reads['head']}" in lede
+            and f"falls to {off['induction']:.2f} and the gain to {minus(off['in_context_gain'])}" in lede)
+    rows = doc.find_all("tr", data_switched=True)
+    assert [r.attrs["data-switched"] for r in rows] == [f"{s['layer']}-{s['head']}" for s in c["switch_off"]]
+    for row, s in zip(rows, c["switch_off"]):
+        assert [squash(td.text()) for td in row.find_all("td")] == [f"{s['induction']:.2f}", minus(s["in_context_gain"])]
 
 
 def test_head_example_links_decode_to_the_example(card):
