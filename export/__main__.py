@@ -15,7 +15,7 @@ import onnx
 
 from attention_live.feeds import INPUT_NOTES, expected_axes
 from export import default_view
-from export.circuit import measure_circuit
+from export.circuit import circuit_example, measure_circuit
 from export.golden import golden_outputs
 from export.heads import PROBE_TEXT, measure_model, ort_run
 from export.parity import ParityError, check_parity, session_for
@@ -123,6 +123,9 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
                                   cfg.n_layer, cfg.n_head, cfg.n_ctx, text, layer, head)
 
     golden = golden_outputs(session, tokenizer, default["text"])
+    circuit = measure_circuit(run, measured["heads"], counts, cfg.n_layer, cfg.n_head, cfg.n_ctx)
+    if circuit and circuit["composes_with"]:  # the pages' example of it: the opening sentence, repeated
+        circuit["example"] = circuit_example(run, tokenizer, circuit, default["text"], cfg.n_ctx)
     files = {
         "model.onnx": onnx_bytes,
         "tokenizer.json": ckpt["tokenizer_json"].encode("utf-8"),
@@ -149,7 +152,7 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
         "heads": measured["heads"],
         "head_definitions": measured["definitions"],
         # The induction circuit, when the model has an induction head after layer 1 (else null).
-        "circuit": measure_circuit(run, measured["heads"], counts, cfg.n_layer, cfg.n_head, cfg.n_ctx),
+        "circuit": circuit,
         "onnx": {"opset": opset, "axes": expected_axes(cfg), "inputs": INPUT_NOTES},
     }
     # The snapshots' graphs and figures, the shipped model as the last point (export/timeline.py).

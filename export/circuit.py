@@ -61,3 +61,30 @@ def measure_circuit(run: Run, heads: list[dict], token_counts, n_layer: int, n_h
                        f"off in turn (head_mask), on the repeated sequences; it composes with the earlier head whose "
                        f"removal leaves at most {HALVES:.0%} of its score"),
     }
+
+
+def repeated_text(text: str, encode, n_ctx: int) -> str:
+    """`text` followed by itself, first cut at a space until one copy fits half the window (as
+    the widget's "Repeat it" does)."""
+    room = (n_ctx - 1) // 2
+    part = text.strip()
+    while len(encode(part)) > room and " " in part:
+        part = part.rsplit(" ", 1)[0]
+    return f"{part} {part}"
+
+
+def circuit_example(run: Run, tokenizer, circuit: dict, text: str, n_ctx: int) -> dict | None:
+    """The circuit head on `text` repeated: {"text", "token", "key", "weight"} of its row with the
+    most weight on its target (the token after the query's latest earlier occurrence), the last
+    token left out (it has no next token to compare); None when no row has a target."""
+    doubled = repeated_text(text, lambda t: tokenizer.encode(t).ids, n_ctx)
+    ids = tokenizer.encode(doubled).ids[:n_ctx]
+    _, att = run(np.array([ids], dtype=np.int64), None)  # att: [1, layer, head, T, T]
+    row = att[0, circuit["head"]["layer"] - 1, circuit["head"]["head"] - 1]  # [T, T]
+    last, best = {}, None
+    for q, token in enumerate(ids):
+        seen = last.get(token)
+        last[token] = q
+        if seen is not None and seen + 1 < q < len(ids) - 1 and (best is None or row[q, seen + 1] > best[2]):
+            best = (q, seen + 1, float(row[q, seen + 1]))
+    return best and {"text": doubled, "token": best[0], "key": best[1], "weight": round(best[2], DIGITS)}

@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from export.circuit import measure_circuit
+from export.circuit import circuit_example, measure_circuit
 from export.heads import n_repeat_for
 
 
@@ -55,3 +55,31 @@ def test_a_stripe_that_needs_no_earlier_head_composes_with_none():
     counts = np.full(50, 5)
     c = measure_circuit(composed_run(needs=(1, 0)), HEADS, counts, 2, 4, 128)  # depends on a layer-2 head only
     assert c["composes_with"] is None
+
+
+class WordTokenizer:
+    """One id per word, in order of first appearance (a stand-in with a known tokenization)."""
+
+    def __init__(self):
+        self.vocab = {}
+
+    def encode(self, text):
+        ids = [self.vocab.setdefault(w, len(self.vocab)) for w in text.split()]
+        return type("Encoding", (), {"ids": ids})()
+
+
+def test_the_example_is_the_repeat_row_with_the_most_weight_on_its_target():
+    c = {"head": {"layer": 2, "head": 4}}
+    words = "the cat sat on the mat today".split()
+    # One copy must fit half the window: 7 words > (9 - 1) // 2 = 4, so it is cut to 4 words.
+    ex = circuit_example(composed_run(), WordTokenizer(), c, " ".join(words), n_ctx=9)
+    assert ex["text"] == "the cat sat on the cat sat on"
+    # composed_run's stripe is on key i + 1 from query 4 + i; rows 4 ("the": target 1), 5 and 6
+    # all put 1.0 there, the last row (7) is left out, and ties keep the earliest.
+    assert (ex["token"], ex["key"], ex["weight"]) == (4, 1, 1.0)
+
+
+def test_no_repeat_no_example():
+    c = {"head": {"layer": 2, "head": 4}}
+    # a one-word text repeated has its only target at the last token, which is left out
+    assert circuit_example(composed_run(), WordTokenizer(), c, "alone", n_ctx=9) is None
