@@ -18,9 +18,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from circuit_model import CIRCUIT_MODEL
 from other_model import other_model
 
-from browser import ROOT, build_site, serve_dir
+from browser import build_site, serve_dir
 from conftest import MODEL_DIR, WATCH_CSP, watched_page
 from export.head_scores import SCORE_NAMES
 
@@ -185,7 +186,7 @@ def other_site(tmp_path_factory) -> tuple[Path, dict]:
 @pytest.fixture(scope="session")
 def circuit_site(tmp_path_factory) -> tuple[Path, dict]:
     """The site built on the committed model with an induction circuit (tests/data/circuit-model/)."""
-    model = ROOT / "tests" / "data" / "circuit-model"
+    model = CIRCUIT_MODEL
     meta = json.loads((model / "meta.json").read_text(encoding="utf-8"))
     return build_site(tmp_path_factory.mktemp("circuit-card"), "--model", str(model)), meta
 

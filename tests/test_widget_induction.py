@@ -10,17 +10,16 @@ from __future__ import annotations
 import json
 import re
 
-import numpy as np
 import pytest
+from circuit_model import CIRCUIT_MODEL, python_rows
 from other_model import other_model
 
-from browser import ROOT, build_site, serve_dir
+from browser import build_site, serve_dir
 from conftest import view_result, wait_live
 from reference import Reference
 
 pytestmark = pytest.mark.browser
 
-CIRCUIT_MODEL = ROOT / "tests" / "data" / "circuit-model"
 TEXT = "The Queen turned round and said"
 
 
@@ -41,23 +40,6 @@ def site_url(tmp_path_factory):
 @pytest.fixture(scope="module")
 def reference():
     return Reference(CIRCUIT_MODEL)
-
-
-def python_rows(reference, text, head, off=None):
-    """(ids, [(query, key, weight)], mean) of one head: each token seen before, and its weight on
-    the token after its latest earlier occurrence, computed from onnxruntime-python."""
-    ids = reference.ids(text)
-    mask = None
-    if off:
-        mask = np.ones((2, 4), dtype=np.float32)
-        mask[off[0] - 1, off[1] - 1] = 0.0
-    att = reference.run(ids, mask)["attention"]
-    last, rows = {}, []
-    for q, i in enumerate(ids):
-        if i in last and last[i] + 1 < q:
-            rows.append((q, last[i] + 1, float(att[head[0] - 1, head[1] - 1, q, last[i] + 1])))
-        last[i] = q
-    return ids, rows, float(np.mean([w for _, _, w in rows]))
 
 
 def settled(page, text):

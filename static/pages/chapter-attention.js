@@ -104,6 +104,36 @@ const CLAIMS = {
       `${wholePercent(Math.min(...weights))} to ${wholePercent(Math.max(...weights))}.`;
   },
 
+  induction(r, d) {
+    const ind = r.induction;
+    if (!ind) return null;
+    const head = `layer ${ind.layer} head ${ind.head}`;
+    const mean = `Over the ${plural(ind.rows, "token")} of this text seen before, it puts ${wholePercent(ind.mean ?? 0)} ` +
+      "on average on the token that followed them.";
+    if (!ind.pinned) return `The pinned token ${quote(d.names[r.token])} was not seen before; pin one in the second copy. ${mean}`;
+    const { query, key, weight } = ind.pinned;
+    return `${quote(d.names[query])} was seen before, and ${head} puts ${wholePercent(weight)} of its budget on ` +
+      `${quote(d.names[key])}, the token after it then. ${mean}`;
+  },
+
+  "induction-off"(r, d) {
+    const ind = r.induction;
+    if (!ind) return null;
+    const [l, h] = ind.reads;
+    const off = r.ablated.some(([a, b]) => a === l && b === h);
+    if (!off) return `(layer ${l} head ${h} is on now: switch it off and this sentence gives the numbers without it.)`;
+    const next = r.nextToken;
+    const guess = next
+      ? ` The model's chance of ${quote(next.text.trim() || next.text)} coming next is ${wholePercent(next.p)} ` +
+        `(${wholePercent(next.pBaseline)} with every head on).`
+      : "";
+    const row = ind.pinned ? `${quote(d.names[ind.pinned.query])} now puts ${wholePercent(ind.pinned.weight)} on ` +
+      `${quote(d.names[ind.pinned.key])}; ` : "";
+    return `with layer ${l} head ${h} off, ${row}over the ${plural(ind.rows, "token")} seen before, ` +
+      `${wholePercent(ind.mean ?? 0)} on average goes to the token that followed them ` +
+      `(${wholePercent(ind.meanAllOn ?? 0)} with every head on).${guess}`;
+  },
+
   masked(r, d) {
     // Counted from the numbers (weights that are exactly 0 above the diagonal), not from the
     // formula, so the sentence would show it if the model ever leaked the future.
