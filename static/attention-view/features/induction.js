@@ -11,14 +11,33 @@ import { h, setText, setHidden } from "../core/dom.js";
 import { inductionRows, repeatedText, isRepeated } from "../readouts/induction.js";
 import { wholePercent } from "../readouts/readouts.js";
 
-/** The circuit meta.json records, as [layer, head] pairs; null when it has none. */
+/**
+ * @typedef {Object} InductionResult
+ * @property {number} layer  the induction head, 1-based
+ * @property {number} head
+ * @property {[number, number]} reads  the earlier head it composes with, [layer, head] 1-based
+ * @property {number} rows  tokens seen before (each has a target)
+ * @property {number|null} mean  the head's mean weight on those targets in this run
+ * @property {number|null} meanAllOn  the same with every head on
+ * @property {{query: number, key: number, weight: number}|null} pinned  the pinned token's row,
+ *   when it has a target
+ */
+
+/** @typedef {[number, number]} Head  [layer, head], 1-based */
+
+/**
+ * The circuit meta.json records; null when it has none.
+ * @returns {{head: Head, reads: Head}|null}
+ */
 export function circuitOf(meta) {
   const c = meta?.circuit;
   if (!c?.head || !c.composes_with) return null;
   return { head: [c.head.layer, c.head.head], reads: [c.composes_with.layer, c.composes_with.head] };
 }
 
+/** @type {(state: any, head: Head) => boolean} */
 const isOff = (state, [l, hd]) => !!state.off?.heads?.some(([a, b]) => a === l && b === hd);
+/** @type {(head: Head) => string} */
 const headName = ([l, hd]) => `layer ${l} head ${hd}`;
 
 /**
@@ -30,10 +49,13 @@ function bestQuery(found, count) {
   return (inner.length ? inner : found.rows).reduce((b, r) => (r.weight > b.weight ? r : b)).query;
 }
 
-/** The circuit head's induction rows in `out` (a run's outputs), or null. */
-function rowsIn(out, ids, [l, hd]) {
+/**
+ * The circuit head's induction rows in `out` (a run's outputs), or null.
+ * @type {(out: any, ids: number[], head: Head) => ReturnType<typeof inductionRows>}
+ */
+const rowsIn = (out, ids, [l, hd]) => {
   return out ? inductionRows((q) => out.attention.row(l - 1, hd - 1, q), ids) : null;
-}
+};
 
 /** @type {import("../core/feature.js").Feature} */
 export const induction = {

@@ -33,6 +33,8 @@ import { AttentionTensor } from "./attention.js";
  *   null at the last token
  * @property {import("../features/compare.js").CompareResult|null} compare  the second sentence in compare
  *   mode; null otherwise
+ * @property {import("../features/induction.js").InductionResult} [induction]  the induction head's
+ *   readout, only for a model whose meta.json records a circuit
  */
 
 
