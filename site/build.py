@@ -22,10 +22,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -217,35 +219,49 @@ def view_attributes(values: dict, id=None, src=None) -> list[tuple[str, object]]
     return [(name, value) for name, value in pairs if value is not None]
 
 
-def clear_output(out: Path) -> None:
-    """An empty output folder, so it holds this build's files and nothing else (a stale file
-    would be served, and listed in the worker's manifest). Only a folder that is empty or holds
-    an earlier build (it has sw.js) is emptied: a mistyped --out never deletes anything else."""
+def check_output(out: Path) -> None:
+    """--out may be new, empty, or an earlier build (it has sw.js), which the new build replaces
+    whole (a stale file would be served, and listed in the worker's manifest). Anything else is
+    refused: a mistyped --out never deletes anything."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise BuildError(f"{out} is not a folder")
+    if any(out.iterdir()) and not (out / SERVICE_WORKER).is_file():
+        raise BuildError(f"{out} is not empty and holds no earlier site build ({SERVICE_WORKER}); "
+                         "choose an empty or new folder")
+
+
+def replace_folder(new: Path, out: Path) -> None:
+    """`out` becomes `new` by two renames in the same parent folder, so that a reader never
+    sees half a site and a build that fails before this leaves the previous one as it was."""
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
     if out.exists():
-        if not out.is_dir():
-            raise BuildError(f"{out} is not a folder")
-        entries = list(out.iterdir())
-        if entries and not (out / SERVICE_WORKER).is_file():
-            raise BuildError(f"{out} is not empty and holds no earlier site build ({SERVICE_WORKER}); "
-                             "choose an empty or new folder")
-        for entry in entries:
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry)
-            else:
-                entry.unlink()
-    out.mkdir(parents=True, exist_ok=True)
+        out.rename(old)
+    new.rename(out)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def build(out: Path, model_dir: Path = STATIC / "model", bundle: bool = True) -> list[str]:
     meta = load_meta(model_dir)
     timeline = load_timeline(model_dir, meta)
-    clear_output(out)
-    copy_static(out, model_dir)
-    copy_vendor(out)
-    if bundle:
-        bundle_widget(out)
-    pages = render(out, meta, timeline)
-    write_service_worker(out, page_params())  # last: it lists and hashes everything the steps above wrote
+    check_output(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    try:
+        work.chmod(0o755)  # mkdtemp's 0700 would hide the site from a web server's own user
+        copy_static(work, model_dir)
+        copy_vendor(work)
+        if bundle:
+            bundle_widget(work)
+        try:
+            pages = render(work, meta, timeline)
+        except (jinja2.TemplateError, KeyError, TypeError, ValueError) as exc:  # a meta.json the pages cannot read
+            raise BuildError(f"cannot render the pages from {model_dir / 'meta.json'}: {type(exc).__name__}: {exc}") from exc
+        write_service_worker(work, page_params())  # last: it lists and hashes everything the steps above wrote
+        replace_folder(work, out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return pages
 
 

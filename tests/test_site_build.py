@@ -340,3 +340,24 @@ def test_rebuild_drops_stale_files_and_never_clears_a_foreign_folder(built_site,
                           capture_output=True, text=True, check=False)
     assert proc.returncode != 0 and "not empty" in proc.stderr
     assert [p.name for p in foreign.iterdir()] == ["keep.txt"]
+
+
+def test_a_failed_build_leaves_the_previous_site_whole(built_site, tmp_path):
+    """A meta.json the pages cannot read fails the build with one `error:` line, after the
+    static files were already copied; the site built before stays as it was, and nothing of the
+    failed build is left beside it."""
+    out = tmp_path / "site"
+    shutil.copytree(built_site, out)
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    model = tmp_path / "model"
+    shutil.copytree(ROOT / "static" / "model", model)
+    meta = json.loads((model / "meta.json").read_text(encoding="utf-8"))
+    meta["circuit"] = {"head": {"layer": 2, "head": 4}}  # a circuit without its figures
+    (model / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(out), "--model", str(model)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: the site was not built: cannot render the pages"), lines
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model", "site"]
