@@ -115,3 +115,19 @@ def test_a_model_without_a_circuit_shows_no_induction_controls(page, tmp_path_fa
         assert page.get_by_role("button", name="Repeat it").count() == 0
     finally:
         server.shutdown()
+
+
+def test_a_text_longer_than_the_window_is_cut_so_that_both_copies_fit(page, site_url):
+    things = ["bank", "book", "garden", "rabbit", "watch", "door", "key", "bottle", "cake", "fan", "glove", "pool"]
+    long = " ".join(f"On day {i} Alice looked at the {t} and thought about it." for i, t in enumerate(things))
+    page.goto(f"{site_url}/index.html")
+    wait_live(page)
+    page.evaluate("(t) => { document.querySelector('attention-view').text = t; }", long)
+    assert view_result(page)["truncated"] is not None
+    page.get_by_role("button", name="Repeat it").click()
+    page.wait_for_function("() => document.querySelector('attention-view').result?.induction?.pinned")
+    r = view_result(page)
+    half = (len(r["text"]) - 1) // 2
+    assert r["text"][:half] == r["text"][half + 1:] and long.startswith(r["text"][:half])
+    assert r["truncated"] is None  # both copies in the window
+    assert page.console_errors == [] and page.page_errors == []

@@ -78,8 +78,14 @@ export const induction = {
         const run = ctx.run();
         if (!state || !run) return null;
         const [layer, head] = circuit.head;
+        if (!state.text.trim()) return null;
         if (!isRepeated(state.text)) {
-          pending = repeatedText(state.text, run.ids.length, ctx.meta().config.n_ctx);
+          // The text's tokens: those shown, unless it is longer than the window (then the count
+          // the truncation notice has, or an estimate from the shown part's characters per token).
+          const shownChars = run.labels.reduce((n, l) => n + l.text.length, 0) || 1;
+          const count = !run.truncated ? run.ids.length
+            : run.truncated.total ?? Math.ceil((state.text.length * run.ids.length) / shownChars);
+          pending = repeatedText(state.text, count, ctx.meta().config.n_ctx);
           return { type: "jump", text: pending, layer, head, token: null };
         }
         const found = rowsIn(run.baseline ?? run.out, run.ids, circuit.head);
