@@ -256,7 +256,16 @@ async function answer(version, path, request) {
     const hit = await (await open(PREFIX + version)).match(fileURL(path));
     if (hit) return hit;
   }
-  const response = await fetch(request);
+  let response;
+  try {
+    response = await fetch(request);
+  } catch (error) {
+    // Offline, for a page whose version this worker cannot tell or whose copy is gone (WebKitGTK
+    // has left a reloaded page's modules unloaded so): this version's copy beats no file at all.
+    const hit = await (await open(CACHE)).match(fileURL(path));
+    if (hit) return hit;
+    throw error;
+  }
   return version === VERSION && Object.hasOwn(LAZY, path) && response.ok ? keep(path, response) : response;
 }
 
