@@ -64,8 +64,8 @@ def measure_circuit(run: Run, heads: list[dict], token_counts, n_layer: int, n_h
 
 
 def repeated_text(text: str, encode, n_ctx: int) -> str:
-    """`text` followed by itself, first cut at a space until one copy fits half the window (as
-    the widget's "Repeat it" does)."""
+    """`text` followed by itself, first cut at a space until one copy fits half the window (the
+    widget's "Repeat it" estimates the cut from the shown tokens' characters instead)."""
     room = (n_ctx - 1) // 2
     part = text.strip()
     while len(encode(part)) > room and " " in part:

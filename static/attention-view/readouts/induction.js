@@ -29,12 +29,11 @@ export function inductionTargets(ids) {
 
 /**
  * One head's rows with a target, and their mean weight on it (null without any target: the
- * text does not repeat a token far enough apart). `best` is the row with the most weight on
- * its target; ties keep the earliest.
+ * text does not repeat a token far enough apart).
  * @param {(query: number) => ArrayLike<number>} rowOf  the head's attention row of a query
  *   (a run's tensor row, or a result's nested array)
  * @param {number[]} ids  the run's token ids
- * @returns {{rows: InductionRow[], mean: number, best: InductionRow}|null}
+ * @returns {{rows: InductionRow[], mean: number}|null}
  */
 export function inductionRows(rowOf, ids) {
   const targets = inductionTargets(ids);
@@ -43,9 +42,7 @@ export function inductionRows(rowOf, ids) {
     if (targets[q] >= 0) rows.push({ query: q, key: targets[q], weight: rowOf(q)[targets[q]] });
   }
   if (!rows.length) return null;
-  const mean = rows.reduce((s, r) => s + r.weight, 0) / rows.length;
-  const best = rows.reduce((b, r) => (r.weight > b.weight ? r : b));
-  return { rows, mean, best };
+  return { rows, mean: rows.reduce((s, r) => s + r.weight, 0) / rows.length };
 }
 
 /**
