@@ -22,12 +22,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import platform
 import shutil
 import subprocess
 import sys
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -41,6 +39,7 @@ import model_card  # noqa: E402
 import model_facts  # noqa: E402
 import timeline_story  # noqa: E402
 from offline_manifest import SERVICE_WORKER, write_service_worker  # noqa: E402
+from output_folder import OutputFolderError, replacing  # noqa: E402
 from state_keys import page_params, state_keys  # noqa: E402
 
 TEMPLATES = ROOT / "site" / "templates"
@@ -219,37 +218,10 @@ def view_attributes(values: dict, id=None, src=None) -> list[tuple[str, object]]
     return [(name, value) for name, value in pairs if value is not None]
 
 
-def check_output(out: Path) -> None:
-    """--out may be new, empty, or an earlier build (it has sw.js), which the new build replaces
-    whole (a stale file would be served, and listed in the worker's manifest). Anything else is
-    refused: a mistyped --out never deletes anything."""
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise BuildError(f"{out} is not a folder")
-    if any(out.iterdir()) and not (out / SERVICE_WORKER).is_file():
-        raise BuildError(f"{out} is not empty and holds no earlier site build ({SERVICE_WORKER}); "
-                         "choose an empty or new folder")
-
-
-def replace_folder(new: Path, out: Path) -> None:
-    """`out` becomes `new` by two renames in the same parent folder, so that a reader never
-    sees half a site and a build that fails before this leaves the previous one as it was."""
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
-    if out.exists():
-        out.rename(old)
-    new.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
-
-
 def build(out: Path, model_dir: Path = STATIC / "model", bundle: bool = True) -> list[str]:
     meta = load_meta(model_dir)
     timeline = load_timeline(model_dir, meta)
-    check_output(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-    try:
-        work.chmod(0o755)  # mkdtemp's 0700 would hide the site from a web server's own user
+    with replacing(out) as work:
         copy_static(work, model_dir)
         copy_vendor(work)
         if bundle:
@@ -259,9 +231,6 @@ def build(out: Path, model_dir: Path = STATIC / "model", bundle: bool = True) ->
         except (jinja2.TemplateError, KeyError, TypeError, ValueError) as exc:  # a meta.json the pages cannot read
             raise BuildError(f"cannot render the pages from {model_dir / 'meta.json'}: {type(exc).__name__}: {exc}") from exc
         write_service_worker(work, page_params())  # last: it lists and hashes everything the steps above wrote
-        replace_folder(work, out)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     return pages
 
 
@@ -290,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             pages = build(args.out, args.model, bundle=not args.no_bundle)
             print(f"built {len(pages)} page(s) into {args.out}: {', '.join(pages)}")
-    except BuildError as err:
+    except (BuildError, OutputFolderError) as err:
         # One line and exit code 2, as every command of the project answers bad input.
         print(f"error: the site was not built: {err}", file=sys.stderr)
         return 2
