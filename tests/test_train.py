@@ -279,6 +279,33 @@ def test_repeated_rows_reach_only_the_synthetic_heads():
     assert torch.count_nonzero(model.blocks[1].attn.qkv.weight.grad[12:16]) > 0  # head 4's
 
 
+def test_text_heads_off_switch_the_named_heads_off_for_their_share_of_the_text_rows():
+    """The first text_heads_off_frac of the text rows run without the named heads (their weights
+    get no gradient from them), the other text rows with every head, the repeated rows as before."""
+    from train.curriculum import forward
+    from train.model import ModelConfig, TinyTransformer
+    from train.settings import TrainArgs
+
+    cfg = ModelConfig(vocab_size=50, n_ctx=16, d_model=16, d_ff=32, dropout=0.0)
+    args = TrainArgs(corpus="x", steps=100, batch_size=8, repeat_frac=0.25, synthetic_heads="2.4",
+                     text_heads_off="2.4", text_heads_off_frac=0.5, model=cfg)
+    assert args.text_mask().tolist() == [[1, 1, 1, 1], [1, 1, 1, 0]]
+    model = TinyTransformer(cfg)
+    x = torch.randint(0, 50, (8, 16))
+    logits = forward(model, x, 10, args, args.synthetic_mask(), args.text_mask())
+    assert torch.allclose(logits[:3], model(x[:3], args.text_mask())[0])  # 3 of the 6 text rows
+    assert torch.allclose(logits[3:6], model(x[3:6])[0])
+    assert torch.allclose(logits[6:], model(x[6:], args.synthetic_mask())[0])
+    assert not torch.allclose(logits[:3], model(x[:3])[0])  # the switch did something
+    logits[:3].sum().backward()
+    assert torch.count_nonzero(model.blocks[1].attn.qkv.weight.grad[12:16]) == 0  # layer 2, head 4's queries
+    assert torch.count_nonzero(model.blocks[1].attn.qkv.weight.grad[:4]) > 0
+    with pytest.raises(ValueError, match="set both"):
+        TrainArgs(corpus="x", text_heads_off="2.4")
+    with pytest.raises(ValueError, match="layer.head"):
+        TrainArgs(corpus="x", text_heads_off="0.1", text_heads_off_frac=0.5)
+
+
 def test_old_checkpoints_settings_replay_as_recorded():
     """Settings recorded before the curriculum existed keep their meaning (repeats from 30% of
     the schedule at 0.3 of the loss, no snapshots)."""

@@ -25,6 +25,8 @@ HELP = {
     "synthetic_start": "... starting at this step (0: a warm-up)",
     "synthetic_heads": "the heads repeated sequences reach, e.g. 2.4 (a layer named has only those on for them)",
     "synthetic_dropout": "dropout during those steps (the model's --dropout applies after them)",
+    "text_heads_off": "heads switched off for a share of the text rows, e.g. 2.4",
+    "text_heads_off_frac": "... that share (the other heads then learn text without them)",
     "repeat_frac": "outside those, the share of each batch that is repeated random sequences",
     "repeat_start": "... from this fraction of the schedule on",
     "repeat_weight": "... with their loss scaled by this",

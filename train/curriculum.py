@@ -61,16 +61,22 @@ def set_dropout(model: torch.nn.Module, step: int, args: TrainArgs) -> None:
 
 
 def forward(model: torch.nn.Module, x: torch.Tensor, step: int, args: TrainArgs,
-            mask: torch.Tensor | None) -> torch.Tensor:
+            mask: torch.Tensor | None, text_mask: torch.Tensor | None = None) -> torch.Tensor:
     """The batch's logits [B, block, V]. With `synthetic_heads` (mask), the repeated sequences
     reach only those heads: the synthetic steps run with the mask, and in a mixed batch its
     repeated rows (the last ones, see `batch`) run with it while the text rows run with every
-    head, so that no other head learns anything from random tokens."""
-    if mask is None:
-        return model(x)[0]
+    head, so that no other head learns anything from random tokens. With `text_heads_off`
+    (text_mask), the first text_heads_off_frac of the text rows run with those heads off."""
     if args.synthetic(step):
-        return model(x, mask)[0]
+        return model(x, mask)[0] if mask is not None else model(x)[0]
     n = repeat_rows(step, args)
-    if not n:
-        return model(x)[0]
-    return torch.cat([model(x[:-n])[0], model(x[-n:], mask)[0]])
+    text = len(x) - n
+    off = round(text * args.text_heads_off_frac) if text_mask is not None else 0
+    parts = []
+    if off:
+        parts.append(model(x[:off], text_mask)[0])
+    if n and mask is not None:
+        parts += [model(x[off:text])[0], model(x[text:], mask)[0]]
+    else:
+        parts.append(model(x[off:])[0])
+    return parts[0] if len(parts) == 1 else torch.cat(parts)

@@ -60,6 +60,11 @@ class TrainArgs:
     # Dropout during those steps (the model's own dropout applies after them). Off by default:
     # with it the circuit had formed to 0.26 by step 300 instead of 0.75 (runs R4 and R3).
     synthetic_dropout: float = 0.0
+    # Heads switched off ("layer.head" pairs) for this share of each batch's text rows, so that
+    # the other heads learn text without them: an induction head predicts a repeated name from
+    # its last occurrence, which otherwise leaves nothing for a speaker head to learn from.
+    text_heads_off: str = ""
+    text_heads_off_frac: float = 0.0
     repeat_frac: float = 0.0  # outside them, the share of each batch's rows that are repeated sequences
     repeat_start: float = 0.0  # ... from this fraction of the schedule on
     repeat_weight: float = 1.0  # ... with their loss scaled by this (1 = as much as text)
@@ -85,7 +90,7 @@ class TrainArgs:
             need(isinstance(value, int) and value >= 1, f"{name}={value} must be a whole number, at least 1")
         need(finite(self.lr) and self.lr > 0, f"lr={self.lr} must be a positive number")
         need(finite(self.weight_decay) and self.weight_decay >= 0, f"weight_decay={self.weight_decay} must be 0 or more")
-        for name in ("warmup_frac", "min_lr_frac", "repeat_frac", "repeat_start"):
+        for name in ("warmup_frac", "min_lr_frac", "repeat_frac", "repeat_start", "text_heads_off_frac"):
             value = getattr(self, name)
             need(finite(value) and 0 <= value <= 1, f"{name}={value} must be between 0 and 1")
         need(self.warmup_frac < 1, f"warmup_frac={self.warmup_frac} must be below 1 (the schedule must leave warm-up)")
@@ -107,29 +112,51 @@ class TrainArgs:
         need(hi < self.model.n_ctx, f"repeat_max_period={hi} must be below n_ctx={self.model.n_ctx} to repeat at all")
         parse_steps(self.snapshots)
         self.synthetic_mask()
+        self.text_mask()
+        need(bool(self.text_heads_off.strip()) == (self.text_heads_off_frac > 0),
+             f"text_heads_off={self.text_heads_off!r} and text_heads_off_frac={self.text_heads_off_frac}: set both or neither")
         need(isinstance(self.interrupt_at, int) and self.interrupt_at >= 0, "interrupt_at must be 0 or more")
 
     def synthetic_mask(self):
         """The head mask [n_layer, n_head] (1 = on) for the synthetic steps; None = every head."""
-        spec = self.synthetic_heads.replace(",", " ").split()
-        if not spec:
+        pairs = self._heads("synthetic_heads")
+        if pairs is None:
             return None
         import torch  # the settings module itself stays importable without torch
 
-        cfg = self.model
-        mask = torch.ones(cfg.n_layer, cfg.n_head)
-        pairs = []
-        for item in spec:
-            layer, _, head = item.partition(".")
-            if not (layer.isdigit() and head.isdigit() and 1 <= int(layer) <= cfg.n_layer and 1 <= int(head) <= cfg.n_head):
-                raise ValueError(f"synthetic_heads={self.synthetic_heads!r}: {item!r} is not layer.head "
-                                 f"within {cfg.n_layer} layers x {cfg.n_head} heads (1-based)")
-            pairs.append((int(layer) - 1, int(head) - 1))
+        mask = torch.ones(self.model.n_layer, self.model.n_head)
         for layer in {layer for layer, _ in pairs}:
             mask[layer] = 0.0
         for layer, head in pairs:
             mask[layer, head] = 1.0
         return mask
+
+    def text_mask(self):
+        """The head mask for the text rows that run with `text_heads_off` off; None = none do."""
+        pairs = self._heads("text_heads_off")
+        if pairs is None:
+            return None
+        import torch
+
+        mask = torch.ones(self.model.n_layer, self.model.n_head)
+        for layer, head in pairs:
+            mask[layer, head] = 0.0
+        return mask
+
+    def _heads(self, name: str) -> list[tuple[int, int]] | None:
+        """The 0-based (layer, head) pairs a "1.2,2.4" setting names; None when it is empty."""
+        spec = getattr(self, name).replace(",", " ").split()
+        if not spec:
+            return None
+        cfg = self.model
+        pairs = []
+        for item in spec:
+            layer, _, head = item.partition(".")
+            if not (layer.isdigit() and head.isdigit() and 1 <= int(layer) <= cfg.n_layer and 1 <= int(head) <= cfg.n_head):
+                raise ValueError(f"{name}={getattr(self, name)!r}: {item!r} is not layer.head "
+                                 f"within {cfg.n_layer} layers x {cfg.n_head} heads (1-based)")
+            pairs.append((int(layer) - 1, int(head) - 1))
+        return pairs
 
     def synthetic(self, step: int) -> bool:
         """Whether this step trains on repeated random sequences only."""

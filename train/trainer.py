@@ -190,7 +190,7 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
             progress.snapshots.append(snapshots.take(model, step, lambda m: bpc_of(m)))
 
     wanted = set(args.snapshot_steps())
-    synthetic_mask = args.synthetic_mask()
+    synthetic_mask, text_mask = args.synthetic_mask(), args.text_mask()
     bar = tqdm(total=args.steps, initial=progress.step, desc="training", unit="step", dynamic_ncols=True)
     with StepBoundaryInterrupt() as interrupt:
         while progress.step < args.steps:
@@ -205,7 +205,7 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
             curriculum.set_dropout(model, progress.step, args)
             rows, weights = curriculum.batch(progress.step, args, data, block, frequent, batches)
             x, y = rows[:, :-1], rows[:, 1:]  # [B, block] each: y is x shifted by one
-            logits = curriculum.forward(model, x, progress.step, args, synthetic_mask)
+            logits = curriculum.forward(model, x, progress.step, args, synthetic_mask, text_mask)
             nll = F.cross_entropy(logits.transpose(1, 2), y, reduction="none")  # [B, block]
             loss = (nll * weights).sum() / (weights.sum() * block)
             optimizer.zero_grad(set_to_none=True)
