@@ -72,11 +72,8 @@ def forward(model: torch.nn.Module, x: torch.Tensor, step: int, args: TrainArgs,
     n = repeat_rows(step, args)
     text = len(x) - n
     off = round(text * args.text_heads_off_frac) if text_mask is not None else 0
-    parts = []
-    if off:
-        parts.append(model(x[:off], text_mask)[0])
-    if n and mask is not None:
-        parts += [model(x[off:text])[0], model(x[text:], mask)[0]]
-    else:
-        parts.append(model(x[off:])[0])
+    # (first row, end, mask) of each part; with no synthetic mask the repeated rows run as text does
+    spans = [(0, off, text_mask), (off, text, None), (text, len(x), mask)] if mask is not None \
+        else [(0, off, text_mask), (off, len(x), None)]
+    parts = [model(x[a:b], m)[0] for a, b, m in spans if b > a]
     return parts[0] if len(parts) == 1 else torch.cat(parts)
