@@ -181,6 +181,7 @@ def test_companion_with_heldout_text_is_refused(tmp_path):
     (["--repeat-max-period", "500", "--repeat-min-period", "8"], "n_ctx"), (["--snapshots", "1,x"], "snapshots"),
     (["--layer1-slope-scale", "0"], "layer1_slope_scale"), (["--synthetic-heads", "2.9"], "synthetic_heads"),
     (["--text-heads-off-frac", "0.5"], "text_heads_off"), (["--text-heads-off", "2.1", "--text-heads-off-frac", "2"], "text_heads_off_frac"),
+    (["--repeat-embeddings", "fixed"], "repeat_embeddings"),
 ])
 def test_bad_training_settings_fail_before_anything_is_written(flags, needle, tmp_path):
     """Every numeric setting is checked with the config, before a folder or a file exists."""

@@ -306,6 +306,28 @@ def test_text_heads_off_switch_the_named_heads_off_for_their_share_of_the_text_r
         TrainArgs(corpus="x", text_heads_off="0.1", text_heads_off_frac=0.5)
 
 
+@pytest.mark.parametrize("embeddings", ["train", "frozen"])
+def test_frozen_repeat_embeddings_leave_the_token_table_to_text(embeddings):
+    """With repeat_embeddings="frozen" the repeated rows give the (tied) token table no gradient,
+    and the same logits; the text rows still train it."""
+    from train.curriculum import forward
+    from train.model import ModelConfig, TinyTransformer
+    from train.settings import TrainArgs
+
+    cfg = ModelConfig(vocab_size=50, n_ctx=16, d_model=16, d_ff=32, dropout=0.0)
+    args = TrainArgs(corpus="x", steps=100, batch_size=4, repeat_frac=0.5, repeat_embeddings=embeddings, model=cfg)
+    model = TinyTransformer(cfg)
+    x = torch.randint(0, 50, (4, 16))
+    logits = forward(model, x, 10, args, None)
+    assert torch.allclose(logits, model(x)[0], atol=1e-6)
+    logits[2:].sum().backward()  # the repeated rows alone
+    assert (torch.count_nonzero(model.tok_emb.weight.grad) == 0) == (embeddings == "frozen")
+    assert torch.count_nonzero(model.blocks[1].attn.qkv.weight.grad) > 0
+    model.zero_grad()
+    forward(model, x, 10, args, None)[:2].sum().backward()
+    assert torch.count_nonzero(model.tok_emb.weight.grad) > 0
+
+
 def test_old_checkpoints_settings_replay_as_recorded():
     """Settings recorded before the curriculum existed keep their meaning (repeats from 30% of
     the schedule at 0.3 of the loss, no snapshots)."""

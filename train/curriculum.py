@@ -67,13 +67,20 @@ def forward(model: torch.nn.Module, x: torch.Tensor, step: int, args: TrainArgs,
     repeated rows (the last ones, see `batch`) run with it while the text rows run with every
     head, so that no other head learns anything from random tokens. With `text_heads_off`
     (text_mask), the first text_heads_off_frac of the text rows run with those heads off."""
+    frozen = {"tok_emb.weight": model.tok_emb.weight.detach()} if args.repeat_embeddings == "frozen" else {}
+
+    def repeated(rows: torch.Tensor) -> torch.Tensor:
+        return torch.func.functional_call(model, frozen, (rows, mask))[0] if frozen else model(rows, mask)[0]
+
     if args.synthetic(step):
-        return model(x, mask)[0] if mask is not None else model(x)[0]
+        return repeated(x)
     n = repeat_rows(step, args)
     text = len(x) - n
     off = round(text * args.text_heads_off_frac) if text_mask is not None else 0
-    # (first row, end, mask) of each part; with no synthetic mask the repeated rows run as text does
-    spans = [(0, off, text_mask), (off, text, None), (text, len(x), mask)] if mask is not None \
-        else [(0, off, text_mask), (off, len(x), None)]
-    parts = [model(x[a:b], m)[0] for a, b, m in spans if b > a]
+    parts = [model(x[:off], text_mask)[0]] if off else []
+    if n and (mask is not None or frozen):
+        parts += [model(x[off:text])[0]] if text > off else []
+        parts.append(repeated(x[text:]))
+    else:
+        parts.append(model(x[off:])[0])
     return parts[0] if len(parts) == 1 else torch.cat(parts)

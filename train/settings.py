@@ -65,6 +65,9 @@ class TrainArgs:
     # its last occurrence, which otherwise leaves nothing for a speaker head to learn from.
     text_heads_off: str = ""
     text_heads_off_frac: float = 0.0
+    # "frozen": the repeated sequences train no token embedding (tied with the output layer), so
+    # that random tokens leave the table's geometry to text; "train": they train it as text does.
+    repeat_embeddings: str = "train"
     repeat_frac: float = 0.0  # outside them, the share of each batch's rows that are repeated sequences
     repeat_start: float = 0.0  # ... from this fraction of the schedule on
     repeat_weight: float = 1.0  # ... with their loss scaled by this (1 = as much as text)
@@ -113,6 +116,7 @@ class TrainArgs:
         parse_steps(self.snapshots)
         self.synthetic_mask()
         self.text_mask()
+        need(self.repeat_embeddings in ("train", "frozen"), f"repeat_embeddings={self.repeat_embeddings!r} must be train or frozen")
         need(bool(self.text_heads_off.strip()) == (self.text_heads_off_frac > 0),
              f"text_heads_off={self.text_heads_off!r} and text_heads_off_frac={self.text_heads_off_frac}: set both or neither")
         need(isinstance(self.interrupt_at, int) and self.interrupt_at >= 0, "interrupt_at must be 0 or more")
