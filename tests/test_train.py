@@ -306,7 +306,7 @@ def test_text_heads_off_switch_the_named_heads_off_for_their_share_of_the_text_r
         TrainArgs(corpus="x", text_heads_off="0.1", text_heads_off_frac=0.5)
 
 
-@pytest.mark.parametrize("embeddings", ["train", "frozen"])
+@pytest.mark.parametrize("embeddings", ["train", "frozen", "frozen-after-warm-up"])
 def test_frozen_repeat_embeddings_leave_the_token_table_to_text(embeddings):
     """With repeat_embeddings="frozen" the repeated rows give the (tied) token table no gradient,
     and the same logits; the text rows still train it."""
@@ -321,11 +321,16 @@ def test_frozen_repeat_embeddings_leave_the_token_table_to_text(embeddings):
     logits = forward(model, x, 10, args, None)
     assert torch.allclose(logits, model(x)[0], atol=1e-6)
     logits[2:].sum().backward()  # the repeated rows alone
-    assert (torch.count_nonzero(model.tok_emb.weight.grad) == 0) == (embeddings == "frozen")
+    assert (torch.count_nonzero(model.tok_emb.weight.grad) == 0) == (embeddings != "train")
     assert torch.count_nonzero(model.blocks[1].attn.qkv.weight.grad) > 0
     model.zero_grad()
     forward(model, x, 10, args, None)[:2].sum().backward()
     assert torch.count_nonzero(model.tok_emb.weight.grad) > 0
+    warm = TrainArgs(corpus="x", steps=100, batch_size=4, synthetic_steps=5, repeat_frac=0.5,
+                     repeat_embeddings=embeddings, model=cfg)
+    model.zero_grad()
+    forward(model, x, 2, warm, None).sum().backward()  # a synthetic step: every row repeated
+    assert (torch.count_nonzero(model.tok_emb.weight.grad) == 0) == (embeddings == "frozen")
 
 
 def test_old_checkpoints_settings_replay_as_recorded():

@@ -67,7 +67,9 @@ def forward(model: torch.nn.Module, x: torch.Tensor, step: int, args: TrainArgs,
     repeated rows (the last ones, see `batch`) run with it while the text rows run with every
     head, so that no other head learns anything from random tokens. With `text_heads_off`
     (text_mask), the first text_heads_off_frac of the text rows run with those heads off."""
-    frozen = {"tok_emb.weight": model.tok_emb.weight.detach()} if args.repeat_embeddings == "frozen" else {}
+    freeze = args.repeat_embeddings == "frozen" or (args.repeat_embeddings == "frozen-after-warm-up"
+                                                    and step >= args.synthetic_start + args.synthetic_steps)
+    frozen = {"tok_emb.weight": model.tok_emb.weight.detach()} if freeze else {}
 
     def repeated(rows: torch.Tensor) -> torch.Tensor:
         return torch.func.functional_call(model, frozen, (rows, mask))[0] if frozen else model(rows, mask)[0]

@@ -66,7 +66,8 @@ class TrainArgs:
     text_heads_off: str = ""
     text_heads_off_frac: float = 0.0
     # "frozen": the repeated sequences train no token embedding (tied with the output layer), so
-    # that random tokens leave the table's geometry to text; "train": they train it as text does.
+    # that random tokens leave the table's geometry to text; "train": they train it as text does;
+    # "frozen-after-warm-up": the synthetic steps train it, the repeated rows after them do not.
     repeat_embeddings: str = "train"
     repeat_frac: float = 0.0  # outside them, the share of each batch's rows that are repeated sequences
     repeat_start: float = 0.0  # ... from this fraction of the schedule on
@@ -116,7 +117,8 @@ class TrainArgs:
         parse_steps(self.snapshots)
         self.synthetic_mask()
         self.text_mask()
-        need(self.repeat_embeddings in ("train", "frozen"), f"repeat_embeddings={self.repeat_embeddings!r} must be train or frozen")
+        need(self.repeat_embeddings in ("train", "frozen", "frozen-after-warm-up"),
+             f"repeat_embeddings={self.repeat_embeddings!r} must be train, frozen or frozen-after-warm-up")
         need(bool(self.text_heads_off.strip()) == (self.text_heads_off_frac > 0),
              f"text_heads_off={self.text_heads_off!r} and text_heads_off_frac={self.text_heads_off_frac}: set both or neither")
         need(isinstance(self.interrupt_at, int) and self.interrupt_at >= 0, "interrupt_at must be 0 or more")
