@@ -232,6 +232,23 @@ def test_curriculum_rows_repeat_with_their_period():
     assert [repeat_rows(s, burst) for s in (0, 39, 40, 49, 50)] == [4, 4, 32, 32, 4]
 
 
+def test_text_repeats_tile_the_start_of_their_own_text_window():
+    from train.curriculum import batch
+    from train.settings import TrainArgs
+
+    data = torch.arange(1000)  # every window is a run of consecutive ids: easy to recognise
+    args = TrainArgs(corpus="x", steps=100, batch_size=8, repeat_frac=0.5, repeat_source="text",
+                     repeat_min_period=4, repeat_max_period=9)
+    rows, _ = batch(10, args, data, 32, torch.arange(5), torch.Generator().manual_seed(0))
+    assert all(torch.equal(r[1:], r[:-1] + 1) for r in rows[:4])  # the text rows: untouched windows
+    for r in rows[4:]:
+        p = next(p for p in range(4, 10) if torch.equal(r[p:], r[:-p]))  # the row's period
+        assert torch.equal(r[1:p], r[: p - 1] + 1)  # one copy is a piece of text
+        assert not torch.equal(r[1:], r[:-1] + 1)
+    with pytest.raises(ValueError, match="repeat_source"):
+        TrainArgs(corpus="x", repeat_source="text")
+
+
 def test_dropout_is_off_during_the_warm_up_and_the_models_own_after():
     from train.curriculum import set_dropout
     from train.model import ModelConfig, TinyTransformer

@@ -24,6 +24,14 @@ def repeated_sequences(n: int, length: int, vocab: torch.Tensor, generator: torc
     return torch.gather(picks, 1, at)  # row r repeats its first periods[r] picks
 
 
+def repeated_text(rows: torch.Tensor, generator: torch.Generator, min_period: int, max_period: int) -> torch.Tensor:
+    """Each row's first p tokens tiled to fill it ([n, length + 1]), p uniform in [min_period,
+    max_period] per row: text whose later copies an induction head can predict."""
+    periods = torch.randint(min_period, max_period + 1, (len(rows),), generator=generator)  # [n]
+    at = torch.arange(rows.shape[1]).view(1, -1) % periods.view(-1, 1)  # [n, length + 1]: i mod p
+    return torch.gather(rows, 1, at)
+
+
 def repeat_rows(step: int, args: TrainArgs) -> int:
     """How many of this step's rows are repeated sequences (the rest are text)."""
     if args.synthetic(step):
@@ -41,7 +49,11 @@ def batch(step: int, args: TrainArgs, data: torch.Tensor, block: int, frequent: 
     rows = torch.stack([data[s : s + block + 1] for s in starts])  # [B, block + 1]
     weights = torch.ones(args.batch_size, 1)
     n = repeat_rows(step, args)
-    if n:
+    if n and args.repeat_source == "text":
+        rows[-n:] = repeated_text(rows[-n:], generator, args.repeat_min_period, args.repeat_max_period)
+        if n < args.batch_size:
+            weights[-n:] = args.repeat_weight
+    elif n:
         rows[-n:] = repeated_sequences(n, block, frequent, generator, args.repeat_min_period, args.repeat_max_period)
         if n < args.batch_size:  # a batch of repeats only has nothing to be weighted against
             weights[-n:] = args.repeat_weight

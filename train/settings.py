@@ -76,6 +76,9 @@ class TrainArgs:
     # [repeat_min_period, repeat_max_period]; 0 and 0 = half the window, i.e. repeated twice.
     repeat_min_period: int = 0
     repeat_max_period: int = 0
+    # What a repeated sequence repeats: "random" tokens (seen at least 3 times), or the start of
+    # the "text" window its row already holds, so that the copies read like the books.
+    repeat_source: str = "random"
     snapshots: str = DEFAULT_SNAPSHOTS  # steps whose weights the timeline shows ("" = none)
     interrupt_at: int = 0  # testing aid: behave as if Ctrl-C arrived at this step (0 = never)
 
@@ -117,6 +120,9 @@ class TrainArgs:
         parse_steps(self.snapshots)
         self.synthetic_mask()
         self.text_mask()
+        need(self.repeat_source in ("random", "text"), f"repeat_source={self.repeat_source!r} must be random or text")
+        need(self.repeat_source == "random" or self.repeat_max_period > 0,
+             "repeat_source=text needs repeat_min_period and repeat_max_period")
         need(self.repeat_embeddings in ("train", "frozen", "frozen-after-warm-up"),
              f"repeat_embeddings={self.repeat_embeddings!r} must be train, frozen or frozen-after-warm-up")
         need(bool(self.text_heads_off.strip()) == (self.text_heads_off_frac > 0),
