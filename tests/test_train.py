@@ -247,6 +247,12 @@ def test_text_repeats_tile_the_start_of_their_own_text_window():
         assert not torch.equal(r[1:], r[:-1] + 1)
     with pytest.raises(ValueError, match="repeat_source"):
         TrainArgs(corpus="x", repeat_source="text")
+    after = TrainArgs(corpus="x", steps=100, batch_size=8, synthetic_steps=5, repeat_frac=0.5,
+                      repeat_source="text-after-warm-up", repeat_min_period=4, repeat_max_period=9)
+    warm, _ = batch(2, after, data, 32, torch.arange(5), torch.Generator().manual_seed(0))
+    assert warm.max() < 5  # the synthetic steps: random tokens of `frequent`
+    later, _ = batch(10, after, data, 32, torch.arange(5), torch.Generator().manual_seed(0))
+    assert torch.equal(later, rows)  # after them: text, as repeat_source="text"
 
 
 def test_dropout_is_off_during_the_warm_up_and_the_models_own_after():

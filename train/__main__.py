@@ -28,7 +28,7 @@ HELP = {
     "text_heads_off": "heads switched off for a share of the text rows, e.g. 2.4",
     "text_heads_off_frac": "... that share (the other heads then learn text without them)",
     "repeat_embeddings": "frozen: the repeated sequences leave the token embeddings to text; frozen-after-warm-up; train",
-    "repeat_source": "random tokens, or the start of the row's own text window (text)",
+    "repeat_source": "random tokens, the start of the row's own text window (text), or text-after-warm-up",
     "repeat_frac": "outside those, the share of each batch that is repeated random sequences",
     "repeat_start": "... from this fraction of the schedule on",
     "repeat_weight": "... with their loss scaled by this",

@@ -49,7 +49,8 @@ def batch(step: int, args: TrainArgs, data: torch.Tensor, block: int, frequent: 
     rows = torch.stack([data[s : s + block + 1] for s in starts])  # [B, block + 1]
     weights = torch.ones(args.batch_size, 1)
     n = repeat_rows(step, args)
-    if n and args.repeat_source == "text":
+    text_source = args.repeat_source == "text" or (args.repeat_source == "text-after-warm-up" and args.warmed_up(step))
+    if n and text_source:
         rows[-n:] = repeated_text(rows[-n:], generator, args.repeat_min_period, args.repeat_max_period)
         if n < args.batch_size:
             weights[-n:] = args.repeat_weight
@@ -79,8 +80,7 @@ def forward(model: torch.nn.Module, x: torch.Tensor, step: int, args: TrainArgs,
     repeated rows (the last ones, see `batch`) run with it while the text rows run with every
     head, so that no other head learns anything from random tokens. With `text_heads_off`
     (text_mask), the first text_heads_off_frac of the text rows run with those heads off."""
-    freeze = args.repeat_embeddings == "frozen" or (args.repeat_embeddings == "frozen-after-warm-up"
-                                                    and step >= args.synthetic_start + args.synthetic_steps)
+    freeze = args.repeat_embeddings == "frozen" or (args.repeat_embeddings == "frozen-after-warm-up" and args.warmed_up(step))
     frozen = {"tok_emb.weight": model.tok_emb.weight.detach()} if freeze else {}
 
     def repeated(rows: torch.Tensor) -> torch.Tensor:

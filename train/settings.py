@@ -77,7 +77,8 @@ class TrainArgs:
     repeat_min_period: int = 0
     repeat_max_period: int = 0
     # What a repeated sequence repeats: "random" tokens (seen at least 3 times), or the start of
-    # the "text" window its row already holds, so that the copies read like the books.
+    # the "text" window its row already holds, so that the copies read like the books;
+    # "text-after-warm-up": random in the synthetic steps, text in the repeated rows after them.
     repeat_source: str = "random"
     snapshots: str = DEFAULT_SNAPSHOTS  # steps whose weights the timeline shows ("" = none)
     interrupt_at: int = 0  # testing aid: behave as if Ctrl-C arrived at this step (0 = never)
@@ -120,9 +121,10 @@ class TrainArgs:
         parse_steps(self.snapshots)
         self.synthetic_mask()
         self.text_mask()
-        need(self.repeat_source in ("random", "text"), f"repeat_source={self.repeat_source!r} must be random or text")
+        need(self.repeat_source in ("random", "text", "text-after-warm-up"),
+             f"repeat_source={self.repeat_source!r} must be random, text or text-after-warm-up")
         need(self.repeat_source == "random" or self.repeat_max_period > 0,
-             "repeat_source=text needs repeat_min_period and repeat_max_period")
+             f"repeat_source={self.repeat_source} needs repeat_min_period and repeat_max_period")
         need(self.repeat_embeddings in ("train", "frozen", "frozen-after-warm-up"),
              f"repeat_embeddings={self.repeat_embeddings!r} must be train, frozen or frozen-after-warm-up")
         need(bool(self.text_heads_off.strip()) == (self.text_heads_off_frac > 0),
@@ -169,6 +171,10 @@ class TrainArgs:
                                  f"within {cfg.n_layer} layers x {cfg.n_head} heads (1-based)")
             pairs.append((int(layer) - 1, int(head) - 1))
         return pairs
+
+    def warmed_up(self, step: int) -> bool:
+        """Whether the synthetic steps are behind this step (or there are none)."""
+        return step >= self.synthetic_start + self.synthetic_steps
 
     def synthetic(self, step: int) -> bool:
         """Whether this step trains on repeated random sequences only."""
