@@ -49,13 +49,12 @@ def batch(step: int, args: TrainArgs, data: torch.Tensor, block: int, frequent: 
     rows = torch.stack([data[s : s + block + 1] for s in starts])  # [B, block + 1]
     weights = torch.ones(args.batch_size, 1)
     n = repeat_rows(step, args)
-    text_source = args.repeat_source == "text" or (args.repeat_source == "text-after-warm-up" and args.warmed_up(step))
-    if n and text_source:
-        rows[-n:] = repeated_text(rows[-n:], generator, args.repeat_min_period, args.repeat_max_period)
-        if n < args.batch_size:
-            weights[-n:] = args.repeat_weight
-    elif n:
-        rows[-n:] = repeated_sequences(n, block, frequent, generator, args.repeat_min_period, args.repeat_max_period)
+    if n:
+        lo, hi = args.repeat_min_period, args.repeat_max_period
+        if args.repeat_source == "text" or (args.repeat_source == "text-after-warm-up" and args.warmed_up(step)):
+            rows[-n:] = repeated_text(rows[-n:], generator, lo, hi)
+        else:
+            rows[-n:] = repeated_sequences(n, block, frequent, generator, lo, hi)
         if n < args.batch_size:  # a batch of repeats only has nothing to be weighted against
             weights[-n:] = args.repeat_weight
     return rows, weights
