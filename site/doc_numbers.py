@@ -65,6 +65,14 @@ def summary_rows(meta: dict) -> list[tuple[str, str]]:
     rows.append(("best previous-token head", f"{head_name(prev)}, {prev['scores']['previous_token']:.2f}"))
     rows.append(("best induction head", f"{head_name(ind)}, {ind['scores']['induction']:.2f}; in-context gain "
                                         f"{m['in_context_gain']:+.2f} nats/token on repeated random sequences"))
+    circuit = meta.get("circuit")
+    if circuit and circuit.get("composes_with"):
+        w = circuit["composes_with"]
+        off = next(o for o in circuit["switch_off"] if (o["layer"], o["head"]) == (w["layer"], w["head"]))
+        rows.append(("induction circuit", f"L{circuit['head']['layer']}H{circuit['head']['head']} reads L{w['layer']}H{w['head']}: "
+                                          f"with L{w['layer']}H{w['head']} switched off its score falls from "
+                                          f"{circuit['induction']:.2f} to {off['induction']:.2f} and the gain from "
+                                          f"{circuit['in_context_gain']:+.2f} to {off['in_context_gain']:+.2f} nats/token"))
     timeline = meta.get("timeline")
     if timeline:
         rows.append(("training timeline", f"{timeline['steps']} points from step 0 to the shipped model, "

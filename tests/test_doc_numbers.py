@@ -47,3 +47,21 @@ def test_the_documents_state_no_other_figure_of_the_model():
         outside = text.split(BEGIN)[0] + text.split(END)[1]
         for figure in figures:
             assert figure not in outside, (path.name, figure)
+
+
+def test_a_models_induction_circuit_is_a_row_of_its_own_and_absent_without_one():
+    """The circuit row states the composing head's switch-off from meta.json (the committed
+    circuit model), and a model without a circuit has no such row."""
+    sys.path.insert(0, str(ROOT / "site"))
+    from doc_numbers import summary_rows
+
+    meta = json.loads((ROOT / "tests" / "data" / "circuit-model" / "meta.json").read_text(encoding="utf-8"))
+    c = meta["circuit"]
+    off = next(o for o in c["switch_off"] if (o["layer"], o["head"]) == (c["composes_with"]["layer"], c["composes_with"]["head"]))
+    rows = dict(summary_rows(meta))
+    row = rows["induction circuit"]
+    assert f"L{c['head']['layer']}H{c['head']['head']} reads L{off['layer']}H{off['head']}" in row
+    assert f"from {c['induction']:.2f} to {off['induction']:.2f}" in row
+    assert f"{off['in_context_gain']:+.2f} nats/token" in row
+    meta["circuit"] = None
+    assert "induction circuit" not in dict(summary_rows(meta))
