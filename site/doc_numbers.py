@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from model_facts import percent, token_text, training_texts  # noqa: E402
+from model_facts import circuit_reads, percent, token_text, training_texts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "static" / "model"
@@ -65,10 +65,9 @@ def summary_rows(meta: dict) -> list[tuple[str, str]]:
     rows.append(("best previous-token head", f"{head_name(prev)}, {prev['scores']['previous_token']:.2f}"))
     rows.append(("best induction head", f"{head_name(ind)}, {ind['scores']['induction']:.2f}; in-context gain "
                                         f"{m['in_context_gain']:+.2f} nats/token on repeated random sequences"))
-    circuit = meta.get("circuit")
-    if circuit and circuit.get("composes_with"):
+    circuit, off = meta.get("circuit"), circuit_reads(meta)
+    if off:
         w = circuit["composes_with"]
-        off = next(o for o in circuit["switch_off"] if (o["layer"], o["head"]) == (w["layer"], w["head"]))
         rows.append(("induction circuit", f"L{circuit['head']['layer']}H{circuit['head']['head']} reads L{w['layer']}H{w['head']}: "
                                           f"with L{w['layer']}H{w['head']} switched off its score falls from "
                                           f"{circuit['induction']:.2f} to {off['induction']:.2f} and the gain from "

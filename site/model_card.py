@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from model_charts import curve, grouped, quality
-from model_facts import counted, token_text
+from model_facts import circuit_reads, counted, token_text
 
 # The widget's state keys (its schema, static/attention-view/core/state.js SCHEMA, written out by
 # `make schema`): the live page's permalink writes them in this order.
@@ -246,13 +246,14 @@ def circuit(meta: dict) -> dict | None:
     if not c or not c.get("head"):
         return None
     reads = c.get("composes_with")
+    read_off = circuit_reads(meta)
     signed = lambda x: f"{x:.2f}".replace("-", "\u2212")  # noqa: E731
     return {"layer": c["head"]["layer"], "head": c["head"]["head"], "induction": f"{c['induction']:.2f}",
             "gain": signed(c["in_context_gain"]), "definition": c.get("definition"),
             "reads": reads and {"layer": reads["layer"], "head": reads["head"]},
             "switch_off": [{"layer": s["layer"], "head": s["head"], "induction": f"{s['induction']:.2f}",
                             "gain": signed(s["in_context_gain"]),
-                            "reads": bool(reads) and (s["layer"], s["head"]) == (reads["layer"], reads["head"])}
+                            "reads": s is read_off}
                            for s in c.get("switch_off", [])]}
 
 

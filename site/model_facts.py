@@ -60,6 +60,14 @@ def switch_off(meta: dict) -> dict | None:
     }
 
 
+def circuit_reads(meta: dict) -> dict | None:
+    """The induction circuit's figures with the head it composes with switched off (its entry of
+    meta.json circuit.switch_off), or None when export measured no composing head."""
+    c = meta.get("circuit") or {}
+    w = c.get("composes_with")
+    return w and next((s for s in c.get("switch_off") or [] if (s["layer"], s["head"]) == (w["layer"], w["head"])), None)
+
+
 def second_view(meta: dict) -> dict:
     """Chapter 1's second live view: the most decisive example of a head other than the opening
     view's, preferring another layer; without examples, the opening sentence in another head."""
@@ -88,4 +96,4 @@ def slopes(meta: dict) -> dict | None:
 
 def facts(meta: dict) -> dict:
     return {"texts": training_texts(meta), "switch_off": switch_off(meta), "second_view": second_view(meta),
-            "slopes": slopes(meta), "story": (meta.get("default") or {}).get("story")}
+            "slopes": slopes(meta), "story": (meta.get("default") or {}).get("story"), "circuit_reads": circuit_reads(meta)}
