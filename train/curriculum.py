@@ -9,6 +9,12 @@ import torch
 from train.settings import TrainArgs
 
 
+def tiled(rows: torch.Tensor, periods: torch.Tensor, length: int) -> torch.Tensor:
+    """[n, length + 1]: row r's first periods[r] tokens, over and over."""
+    at = torch.arange(length + 1).view(1, -1) % periods.view(-1, 1)  # [n, length + 1]: i mod p
+    return torch.gather(rows, 1, at)
+
+
 def repeated_sequences(n: int, length: int, vocab: torch.Tensor, generator: torch.Generator,
                        min_period: int = 0, max_period: int = 0) -> torch.Tensor:
     """[n, length + 1] rows of random tokens from `vocab`, each row one random sequence tiled to
@@ -20,16 +26,14 @@ def repeated_sequences(n: int, length: int, vocab: torch.Tensor, generator: torc
         return torch.cat([picks, picks], dim=1)[:, : length + 1]  # [n, length + 1]
     periods = torch.randint(min_period, max_period + 1, (n,), generator=generator)  # [n]
     picks = vocab[torch.randint(len(vocab), (n, max_period), generator=generator)]  # [n, max_period]
-    at = torch.arange(length + 1).view(1, -1) % periods.view(-1, 1)  # [n, length + 1]: i mod p
-    return torch.gather(picks, 1, at)  # row r repeats its first periods[r] picks
+    return tiled(picks, periods, length)
 
 
 def repeated_text(rows: torch.Tensor, generator: torch.Generator, min_period: int, max_period: int) -> torch.Tensor:
     """Each row's first p tokens tiled to fill it ([n, length + 1]), p uniform in [min_period,
     max_period] per row: text whose later copies an induction head can predict."""
     periods = torch.randint(min_period, max_period + 1, (len(rows),), generator=generator)  # [n]
-    at = torch.arange(rows.shape[1]).view(1, -1) % periods.view(-1, 1)  # [n, length + 1]: i mod p
-    return torch.gather(rows, 1, at)
+    return tiled(rows, periods, rows.shape[1] - 1)
 
 
 def repeat_rows(step: int, args: TrainArgs) -> int:
@@ -51,7 +55,7 @@ def batch(step: int, args: TrainArgs, data: torch.Tensor, block: int, frequent: 
     n = repeat_rows(step, args)
     if n:
         lo, hi = args.repeat_min_period, args.repeat_max_period
-        if args.repeat_source == "text" or (args.repeat_source == "text-after-warm-up" and args.warmed_up(step)):
+        if args.applies("repeat_source", "text", step):
             rows[-n:] = repeated_text(rows[-n:], generator, lo, hi)
         else:
             rows[-n:] = repeated_sequences(n, block, frequent, generator, lo, hi)
@@ -79,8 +83,7 @@ def forward(model: torch.nn.Module, x: torch.Tensor, step: int, args: TrainArgs,
     repeated rows (the last ones, see `batch`) run with it while the text rows run with every
     head, so that no other head learns anything from random tokens. With `text_heads_off`
     (text_mask), the first text_heads_off_frac of the text rows run with those heads off."""
-    freeze = args.repeat_embeddings == "frozen" or (args.repeat_embeddings == "frozen-after-warm-up" and args.warmed_up(step))
-    frozen = {"tok_emb.weight": model.tok_emb.weight.detach()} if freeze else {}
+    frozen = {"tok_emb.weight": model.tok_emb.weight.detach()} if args.applies("repeat_embeddings", "frozen", step) else {}
 
     def repeated(rows: torch.Tensor) -> torch.Tensor:
         return torch.func.functional_call(model, frozen, (rows, mask))[0] if frozen else model(rows, mask)[0]

@@ -119,14 +119,13 @@ class TrainArgs:
         need(hi == 0 or 2 <= lo, f"repeat_min_period={lo} must be at least 2: a shorter period repeats one token")
         need(hi < self.model.n_ctx, f"repeat_max_period={hi} must be below n_ctx={self.model.n_ctx} to repeat at all")
         parse_steps(self.snapshots)
-        self.synthetic_mask()
-        self.text_mask()
-        need(self.repeat_source in ("random", "text", "text-after-warm-up"),
-             f"repeat_source={self.repeat_source!r} must be random, text or text-after-warm-up")
+        self._heads("synthetic_heads")
+        self._heads("text_heads_off")
+        for name, usual, other in (("repeat_source", "random", "text"), ("repeat_embeddings", "train", "frozen")):
+            need(getattr(self, name) in (usual, other, f"{other}-after-warm-up"),
+                 f"{name}={getattr(self, name)!r} must be {usual}, {other} or {other}-after-warm-up")
         need(self.repeat_source == "random" or self.repeat_max_period > 0,
              f"repeat_source={self.repeat_source} needs repeat_min_period and repeat_max_period")
-        need(self.repeat_embeddings in ("train", "frozen", "frozen-after-warm-up"),
-             f"repeat_embeddings={self.repeat_embeddings!r} must be train, frozen or frozen-after-warm-up")
         need(bool(self.text_heads_off.strip()) == (self.text_heads_off_frac > 0),
              f"text_heads_off={self.text_heads_off!r} and text_heads_off_frac={self.text_heads_off_frac}: set both or neither")
         need(isinstance(self.interrupt_at, int) and self.interrupt_at >= 0, "interrupt_at must be 0 or more")
@@ -172,9 +171,11 @@ class TrainArgs:
             pairs.append((int(layer) - 1, int(head) - 1))
         return pairs
 
-    def warmed_up(self, step: int) -> bool:
-        """Whether the synthetic steps are behind this step (or there are none)."""
-        return step >= self.synthetic_start + self.synthetic_steps
+    def applies(self, name: str, value: str, step: int) -> bool:
+        """Whether setting `name` is `value` at this step: set to it, or to "<value>-after-warm-up"
+        with the synthetic steps behind (or none at all)."""
+        setting = getattr(self, name)
+        return setting == value or (setting == f"{value}-after-warm-up" and step >= self.synthetic_start + self.synthetic_steps)
 
     def synthetic(self, step: int) -> bool:
         """Whether this step trains on repeated random sequences only."""
