@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import onnx
+from tqdm import tqdm
 
 from attention_live.feeds import INPUT_NOTES, expected_axes
 from export import default_view
@@ -161,7 +162,8 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
                "in_context_gain": measured["in_context_gain"],
                "default_view": {"top_weight": default["top_weight"], "top_key": default["top_key"]}}
     timeline = timeline_files(ckpt, model, tokenizer, heldout_text, default, shipped, orders,
-                              progress=lambda message: print(message, file=sys.stderr))
+                              progress=lambda snaps: tqdm(snaps, desc="export: timeline", unit="snapshot",
+                                                          file=sys.stderr, dynamic_ncols=True))
     if timeline:
         # Only this pointer is read on every page load; the timeline itself when it is opened.
         manifest = timeline[MANIFEST]

@@ -110,11 +110,12 @@ def formed(points: list[dict], final_heads: list[dict]) -> list[dict]:
 
 
 def timeline_files(ckpt: dict, template, tokenizer, heldout_text: str, default: dict, shipped: dict,
-                   orders: dict[int, list[int]] | None = None, progress=lambda message: None) -> dict[str, bytes]:
+                   orders: dict[int, list[int]] | None = None, progress=lambda snaps: snaps) -> dict[str, bytes]:
     """{"timeline/step-NNNNN.onnx": bytes, ..., "timeline/timeline.json": bytes}, or {} for a
     checkpoint without snapshots. `template`: the shipped model (its config, heads renumbered);
     `default`: meta.json's default view; `shipped`: {"step", "heldout_bpc", "heads",
-    "in_context_gain", "file"} of the shipped model, the timeline's last point."""
+    "in_context_gain", "file"} of the shipped model, the timeline's last point; `progress` wraps the
+    snapshots' iteration (a progress bar)."""
     orders = orders or {}
     best = shipped["step"]
     snaps = [s for s in ckpt.get("snapshots") or [] if s["step"] < best]
@@ -122,8 +123,7 @@ def timeline_files(ckpt: dict, template, tokenizer, heldout_text: str, default: 
         return {}
     files, points = {}, []
     cfg = template.cfg
-    for snap in snaps:
-        progress(f"timeline: step {snap['step']:,}")
+    for snap in progress(snaps):
         graph, _ = snapshot_graph(template, snap, orders)
         name = f"{FOLDER}/step-{snap['step']:05d}.onnx"
         files[name] = graph

@@ -1,7 +1,9 @@
 """The induction circuit on a hand-built model with a known answer: layer 2 head 4 copies
-(an induction stripe) only while layer 1 head 2 is on, as a composed circuit does."""
+(an induction stripe) only while layer 1 head 2 is on, as a composed circuit does; and the
+shipped model's own circuit, recomputed from its graph."""
 
 import numpy as np
+import pytest
 
 from export.circuit import circuit_example, measure_circuit
 from export.heads import n_repeat_for
@@ -83,3 +85,32 @@ def test_no_repeat_no_example():
     c = {"head": {"layer": 2, "head": 4}}
     # a one-word text repeated has its only target at the last token, which is left out
     assert circuit_example(composed_run(), WordTokenizer(), c, "alone", n_ctx=9) is None
+
+
+def test_the_shipped_model_has_the_circuit_its_meta_records():
+    """The exhibit itself: the committed model's graph, run by onnxruntime, has a layer-2 induction
+    head (score >= 0.3, in-context gain >= 1 nat/token on repeated random sequences), and
+    switching off the layer-1 head meta.json names (head_mask) at least halves its score."""
+    import json
+
+    from export.heads import ort_run
+    from export.parity import session_for
+    from helpers import MODEL_DIR, ROOT
+    from train.checkpoint import load_checkpoint
+
+    meta = json.loads((MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
+    c, cfg = meta["circuit"], meta["config"]
+    assert c and c["composes_with"], "the shipped model records no composing circuit"
+    counts = load_checkpoint(ROOT / "checkpoints" / "alice.pt")["token_counts"]
+    run = ort_run(session_for((MODEL_DIR / "model.onnx").read_bytes()))
+    got = measure_circuit(run, meta["heads"], counts, cfg["n_layer"], cfg["n_head"], cfg["n_ctx"])
+    assert (got["head"], got["composes_with"]) == (c["head"], c["composes_with"])
+    assert got["head"]["layer"] == 2 and got["induction"] >= 0.3 and got["in_context_gain"] >= 1.0
+    reads = next(s for s in got["switch_off"]
+                 if (s["layer"], s["head"]) == (c["composes_with"]["layer"], c["composes_with"]["head"]))
+    assert reads["induction"] <= 0.5 * got["induction"]
+    # The figures the pages print are the graph's (within float noise between machines).
+    assert got["induction"] == pytest.approx(c["induction"], abs=2e-3)
+    assert got["in_context_gain"] == pytest.approx(c["in_context_gain"], abs=2e-3)
+    assert reads["induction"] == pytest.approx(
+        next(s for s in c["switch_off"] if s["layer"] == reads["layer"] and s["head"] == reads["head"])["induction"], abs=2e-3)

@@ -2,6 +2,7 @@
 to exactly the weights of an uninterrupted one."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -185,8 +186,9 @@ def test_real_ctrl_c_saves_a_resumable_checkpoint(corpus, tmp_path):
                              "--steps", "100000"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
     seen = ""
     deadline = time.monotonic() + 120
-    while "step/s" not in seen and "s/step" not in seen and time.monotonic() < deadline:
-        seen += proc.stderr.read(64)  # wait for the progress bar: training has begun
+    # Wait for the progress bar to show a measured pace (not its first "?step/s"): a step is done.
+    while not re.search(r"\d(step/s|s/step)", seen) and time.monotonic() < deadline:
+        seen += proc.stderr.read(64)
     os.kill(proc.pid, signal.SIGINT)
     rest = proc.communicate(timeout=120)[1]
     assert proc.returncode == 130, rest[-2000:]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import math
 import signal
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -13,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from train import curriculum, snapshots
+from train import curriculum, run_eta, snapshots
 from train.checkpoint import save_checkpoint
 from train.data import Companion, Corpus, compressor_baselines, nats_to_bpc, training_text
 from train.files import sha256_bytes
@@ -158,8 +159,12 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
         progress = Progress(**resume["progress"])
         best_state = resume["best_model"]
 
+    eval_seconds: list[float] = []  # the pace of export's kind of work, for the run's time left
+
     def bpc_of(m: TinyTransformer) -> float:
+        begun = time.perf_counter()
         nats = heldout_nats(m, corpus_ids, heldout_ids, stride=cfg.n_ctx // 2)
+        eval_seconds.append(time.perf_counter() - begun)
         return nats_to_bpc(nats, len(corpus.heldout_text))
 
     def evaluate() -> float:
@@ -191,6 +196,16 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
 
     wanted = set(args.snapshot_steps())
     synthetic_mask, text_mask = args.synthetic_mask(), args.text_mask()
+    print("run_left: the time left until the model is exported too (make model), at this run's pace", file=sys.stderr)
+    loop_began, first_step = time.perf_counter(), progress.step
+
+    def postfix(**figures) -> None:
+        done = progress.step - first_step
+        if eval_seconds and done:
+            figures["run_left"] = run_eta.run_left(args.steps - progress.step, (time.perf_counter() - loop_began) / done,
+                                                   sum(eval_seconds) / len(eval_seconds), len(wanted) + 1)
+        bar.set_postfix(**figures)
+
     bar = tqdm(total=args.steps, initial=progress.step, desc="training", unit="step", dynamic_ncols=True)
     with StepBoundaryInterrupt() as interrupt:
         while progress.step < args.steps:
@@ -222,7 +237,7 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
                     best_state = copy.deepcopy(model.state_dict())
                 else:
                     progress.evals_since_best += 1
-                bar.set_postfix(loss=f"{loss.item():.3f}", bpc=f"{bpc:.3f}", best=f"{progress.best_bpc:.3f}")
+                postfix(loss=f"{loss.item():.3f}", bpc=f"{bpc:.3f}", best=f"{progress.best_bpc:.3f}")
                 if progress.evals_since_best >= args.patience:
                     bar.write(f"early stop at step {progress.step}: no better held-out bpc since step {progress.best_step}")
                     break
@@ -230,7 +245,7 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
                 started = time.perf_counter()
                 save_resumable()  # a kill or power cut loses at most eval_every steps
             elif progress.step % 5 == 0:
-                bar.set_postfix(loss=f"{loss.item():.3f}", best=f"{progress.best_bpc:.3f}")
+                postfix(loss=f"{loss.item():.3f}", best=f"{progress.best_bpc:.3f}")
     snapshot_due()  # a snapshot at the final step (the loop stops before it)
     bar.close()
     progress.seconds += time.perf_counter() - started
