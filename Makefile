@@ -39,11 +39,11 @@ PORT      ?= 8000
 SITE      := _site
 DEFAULT_DESCRIPTION := Alice's Adventures in Wonderland by Lewis Carroll (Project Gutenberg \#11), last 10% held out; eleven companion books train only
 DESCRIPTION ?= $(if $(is_default),$(DEFAULT_DESCRIPTION))
-# The recipe the shipped model was trained with (docs/experiments.md, "The shipped recipe"): the
+# The recipe the shipped model was trained with (docs/experiments.md, run M4): the
 # induction curriculum, which grows a layer-2 induction head through a layer-1 head and keeps a
 # speaker head beside it. One thread: two give other last bits, and on two threads this recipe
-# missed the speaker story's opening view by 0.03, so it takes ~14 minutes instead of ~10.
-# RECIPE= trains the plain text-only model (~5 minutes, no circuit).
+# missed the speaker story's opening view by 0.03 (run M2), so `make model` takes ~15 minutes, not ~10.
+# RECIPE= trains the plain text-only model of the trainer's defaults (~5 minutes, no circuit).
 RECIPE    ?= --threads 1 --steps 2500 --warmup-frac 0.02 --patience 100 --seed 2 --dropout 0 \
 	--layer1-slope-scale 4 --synthetic-steps 300 --synthetic-heads 2.4 --repeat-frac 0.0625 \
 	--repeat-min-period 8 --repeat-max-period 64 --repeat-embeddings frozen-after-warm-up \
@@ -70,9 +70,12 @@ test: $(call GROUP,test) $(NODE) $(CHROMIUM) $(FIREFOX) $(WEBKIT) $(XVFB) lint
 site: $(call GROUP,site) $(RUNTIME)
 	$(PY) site/build.py --out $(SITE) --model $(MODEL)
 
-# Train tokenizer + model on CORPUS + COMPANIONS and export models/NAME/ (~10 minutes on 2 cores).
+# Train tokenizer + model on CORPUS + COMPANIONS and export models/NAME/: 15 minutes on 2 idle
+# cores with the shipped RECIPE (its training runs on one thread), ~5 with RECIPE=. The training
+# bar's run_left is the whole run's time left, export included; export has a bar of its own.
 # Everything export will need is checked first, so a bad flag or path costs seconds, not a run.
 model: $(call GROUP,train)
+	@echo "make model: tokenizer, training, export; $(if $(RECIPE),about 15 minutes on 2 cores (RECIPE trains on one thread),about 5 minutes on 2 cores)"
 	$(PY) -m export --check $(EXPORT_FLAGS)
 	$(MAKE) train export
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from model_facts import circuit_reads, percent, token_text, training_texts  # noqa: E402
+from model_facts import circuit_reads, curriculum, percent, token_text, training_texts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "static" / "model"
@@ -48,7 +48,8 @@ def summary_rows(meta: dict) -> list[tuple[str, str]]:
         ("trained on", f"{texts['phrase']} ({chars:,} characters); the last 10% of {corpus['name']} "
                        f"({corpus['heldout_chars']:,} characters) is held out"),
         ("training", f"{m['steps_run']:,} steps of {args.get('batch_size', '?')} × {cfg['n_ctx']} tokens, "
-                     f"dropout {cfg['dropout']}, kept at step {m['best_step']:,} (best held-out figure)"),
+                     f"dropout {cfg['dropout']:g}, kept at step {m['best_step']:,} (best held-out figure)"
+                     + (f"; the induction curriculum: {taught}" if (taught := curriculum(meta)) else "")),
         ("held-out bits per character", f"**{m['heldout_bpc']:.3f} = {m['heldout_bpc'] / bz['bzip2']:.3f} × bzip2 -9** "
                                         f"(bzip2 {bz['bzip2']:.3f}, xz {bz['xz']:.3f}, gzip {bz['gzip-9']:.3f})"),
     ]

@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from model_charts import curve, grouped, quality
-from model_facts import circuit_reads, counted, token_text
+from model_facts import circuit_reads, counted, curriculum, token_text
 
 # The widget's state keys (its schema, static/attention-view/core/state.js SCHEMA, written out by
 # `make schema`): the live page's permalink writes them in this order.
@@ -146,6 +146,10 @@ def training(meta: dict) -> list[dict]:
         add("Peak learning rate", f"{args['lr']:g}", "cosine schedule with warmup" if "warmup_frac" in args else None)
     if "weight_decay" in args:
         add("Weight decay", f"{args['weight_decay']:g}")
+    if curriculum(meta):
+        add("Induction curriculum", curriculum(meta), "training settings that grow an induction head (docs/experiments.md)")
+    if "threads" in args:
+        add("Threads", str(args["threads"]), "part of the seed: one and two threads round differently")
     if "dropout" in meta.get("config", {}):
         add("Dropout", f"{meta['config']['dropout']:g}")
     if "seed" in args:

@@ -68,6 +68,29 @@ def circuit_reads(meta: dict) -> dict | None:
     return w and next((s for s in c.get("switch_off") or [] if (s["layer"], s["head"]) == (w["layer"], w["head"])), None)
 
 
+def curriculum(meta: dict) -> str | None:
+    """The induction curriculum a model was trained with, in a phrase ("300 steps of repeated
+    random sequences..., then 2 of 32 rows of each batch, L2H4 off in 90% of the text rows"),
+    or None for a text-only run."""
+    args = meta.get("train_args") or {}
+    steps, frac, batch = args.get("synthetic_steps") or 0, args.get("repeat_frac") or 0, args.get("batch_size") or 0
+    if not steps and not frac:
+        return None
+
+    def names(spec: str) -> str:
+        return ", ".join(f"L{layer}H{head}" for layer, _, head in (part.partition(".") for part in spec.replace(",", " ").split()))
+
+    parts = []
+    if steps:
+        heads = args.get("synthetic_heads") and names(args["synthetic_heads"])
+        parts.append(f"{steps:,} warm-up steps of repeated random sequences" + (f" with only {heads} on in its layer" if heads else ""))
+    if frac and batch:
+        parts.append(f"then {round(frac * batch)} of {batch} rows of each batch")
+    if args.get("text_heads_off") and args.get("text_heads_off_frac"):
+        parts.append(f"{names(args['text_heads_off'])} off in {args['text_heads_off_frac']:.0%} of the text rows")
+    return ", ".join(parts)
+
+
 def second_view(meta: dict) -> dict:
     """Chapter 1's second live view: the most decisive example of a head other than the opening
     view's, preferring another layer; without examples, the opening sentence in another head."""

@@ -41,3 +41,22 @@ def synthetic_text(n_sentences: int = 400, seed: int = 0) -> str:
         s = f"{rng.choice(subjects)} {rng.choice(verbs)} {rng.choice(objects)}."
         lines.append(s[0].upper() + s[1:])
     return " ".join(lines) + "\n"
+
+
+def assert_json_close(want, got, where="", rtol=1e-5, atol=1e-5):
+    """Equal structure and strings; floats within rtol/atol (ints are exact): for figures another
+    machine computes with its own summation order."""
+    import pytest
+
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and want.keys() == got.keys(), f"{where}: keys differ"
+        for key in want:
+            assert_json_close(want[key], got[key], f"{where}.{key}", rtol, atol)
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(want) == len(got), f"{where}: lengths differ"
+        for i, (a, b) in enumerate(zip(want, got)):
+            assert_json_close(a, b, f"{where}[{i}]", rtol, atol)
+    elif isinstance(want, float) or isinstance(got, float):
+        assert got == pytest.approx(want, rel=rtol, abs=atol), where
+    else:
+        assert want == got, where

@@ -1,4 +1,4 @@
-"""Chapter 1 ("Attention"): two live views (the second lazy), sentences about the model
+"""Chapter 1 ("Attention"): two live views (the second lazy; a third for a model with a circuit), sentences about the model
 computed from the live numbers (checked here against onnxruntime-python), links between the
 chapters, and a page that still reads without JavaScript."""
 
@@ -37,16 +37,19 @@ def parse(built_site, name) -> Page:
     return p
 
 
-def test_chapter_is_built_with_two_views_and_linked_both_ways(built_site):
+def test_chapter_is_built_with_two_views_and_linked_both_ways(built_site, meta):
     ch = parse(built_site, "attention.html")
-    assert [v["id"] for v in ch.views] == ["view-1", "view-2"]
-    first, second = ch.views
+    # A third, in "Attention on attention", only for a model with an induction circuit
+    # (tests/test_chapter_induction.py).
+    circuit = ["view-3"] if (meta.get("circuit") or {}).get("example") else []
+    assert [v["id"] for v in ch.views] == ["view-1", "view-2", *circuit]
+    first, second = ch.views[:2]
     assert "loading" not in first and second.get("loading") == "lazy"
     assert first["text"] != second["text"]
     assert (first["layer"], first["head"]) != (second["layer"], second["head"])
-    # Every claim belongs to one of the two views.
+    # Every claim belongs to one of the views.
     assert {c for c, _ in ch.claims} >= {"top", "heads", "distance", "spread", "cost", "scale", "masked"}
-    assert {v for _, v in ch.claims} == {"view-1", "view-2"}
+    assert {v for _, v in ch.claims} == {"view-1", "view-2", *circuit}
     hrefs = [h for h, _ in ch.links]
     assert ("lab.html", "next") in ch.links and "index.html" in hrefs
     lab = parse(built_site, "lab.html")

@@ -1,6 +1,6 @@
 """Chapter 1's "Attention on attention" section: present only for a model whose meta.json records
-an induction circuit with its example (the committed tests/data/circuit-model/), absent for the
-shipped model while it has none; its third live view opens on the example, and its two live
+an induction circuit with its example (the committed tests/data/circuit-model/, and the shipped
+model), absent for a model without one; its third live view opens on the example, and its two live
 sentences give the induction head's numbers with every head on and with the head it reads
 switched off, checked against onnxruntime-python."""
 
@@ -41,9 +41,15 @@ def test_the_section_is_built_from_the_circuit_and_only_with_one(circuit_site, c
     off = next(s for s in c["switch_off"] if (s["layer"], s["head"]) == tuple(c["composes_with"].values()))
     assert (f"layer {c['head']['layer']} head {c['head']['head']} puts {c['induction']:.2f} of each" in html
             and f"leaves it {off['induction']:.2f}" in html)
-    if not meta.get("circuit"):  # the shipped model, while it has no circuit: no such section
+    shipped = meta.get("circuit")
+    views = {v["id"]: v for v in parse(built_site, "attention.html").views}
+    if not shipped:  # a shipped model without a circuit: no such section
         assert 'id="composition"' not in (built_site / "attention.html").read_text(encoding="utf-8")
-        assert "view-3" not in [v["id"] for v in parse(built_site, "attention.html").views]
+        assert "view-3" not in views
+    else:  # the shipped model's own circuit, on its own example
+        ex = shipped["example"]
+        assert (views["view-3"]["text"], int(views["view-3"]["layer"]), int(views["view-3"]["head"])) == (
+            ex["text"], shipped["head"]["layer"], shipped["head"]["head"])
 
 
 def claim(page, name):

@@ -65,3 +65,19 @@ def test_a_models_induction_circuit_is_a_row_of_its_own_and_absent_without_one()
     assert f"{off['in_context_gain']:+.2f} nats/token" in row
     meta["circuit"] = None
     assert "induction circuit" not in dict(summary_rows(meta))
+
+
+def test_the_training_row_names_the_curriculum_only_for_a_model_trained_with_one():
+    sys.path.insert(0, str(ROOT / "site"))
+    from doc_numbers import summary_rows
+
+    meta = json.loads((ROOT / "tests" / "data" / "circuit-model" / "meta.json").read_text(encoding="utf-8"))
+    args = meta["train_args"]
+    row = dict(summary_rows(meta))["training"]
+    assert (f"the induction curriculum: {args['synthetic_steps']:,} warm-up steps of repeated random sequences "
+            f"with only L2H4 on in its layer, then 2 of {args['batch_size']} rows of each batch") in row
+    assert "text rows" not in row  # this model kept every head for text
+    args.update(text_heads_off="2.4", text_heads_off_frac=0.75)
+    assert "L2H4 off in 75% of the text rows" in dict(summary_rows(meta))["training"]
+    args.update(synthetic_steps=0, repeat_frac=0.0)
+    assert "curriculum" not in dict(summary_rows(meta))["training"]

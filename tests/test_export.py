@@ -15,6 +15,7 @@ from attention_live.feeds import expected_axes, graph_feeds
 from conftest import MODEL_DIR, ROOT
 from export.golden import golden_outputs
 from export.parity import LENGTHS, ParityError, check_parity, session_for
+from helpers import assert_json_close
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.files import sha256_file
 from train.tokenizer import load_tokenizer_json
@@ -24,22 +25,6 @@ CORPUS = ROOT.parent / "shared" / "corpus" / "alice.txt"
 # onnxruntime may sum in another order on another CPU: float32 leaves ~1e-6 relative noise, and
 # figures rounded to 4 decimals may then move by one in the last place.
 RTOL, ATOL = 1e-5, 1e-5
-
-
-def assert_json_close(want, got, where="", atol=ATOL):
-    """Equal structure and strings; numbers within float32 noise (floats only: ints are exact)."""
-    if isinstance(want, dict):
-        assert isinstance(got, dict) and want.keys() == got.keys(), f"{where}: keys differ"
-        for key in want:
-            assert_json_close(want[key], got[key], f"{where}.{key}", atol)
-    elif isinstance(want, list):
-        assert isinstance(got, list) and len(want) == len(got), f"{where}: lengths differ"
-        for i, (a, b) in enumerate(zip(want, got)):
-            assert_json_close(a, b, f"{where}[{i}]", atol)
-    elif isinstance(want, float) or isinstance(got, float):
-        assert got == pytest.approx(want, rel=RTOL, abs=atol), where
-    else:
-        assert want == got, where
 
 
 @pytest.fixture(scope="module")
@@ -152,12 +137,12 @@ def test_reexport_reproduces_committed_files(tmp_path, meta):
     for name in ("model.onnx", "tokenizer.json"):  # pure functions of the weights: identical bytes
         assert (tmp_path / name).read_bytes() == (MODEL_DIR / name).read_bytes(), f"{name} is stale: run make export"
     fresh, committed = (json.loads((d / "golden.json").read_text()) for d in (tmp_path, MODEL_DIR))
-    assert_json_close(committed, fresh, "golden.json")
+    assert_json_close(committed, fresh, "golden.json", rtol=RTOL, atol=ATOL)
     fresh, committed = (json.loads((d / "meta.json").read_text()) for d in (tmp_path, MODEL_DIR))
     # golden.json's hash is the one machine-dependent entry: its floats may differ in the last bit.
     for m in (fresh, committed):
         m["files"].pop("golden.json")
-    assert_json_close(committed, fresh, "meta.json", atol=2e-4)
+    assert_json_close(committed, fresh, "meta.json", rtol=RTOL, atol=2e-4)
 
 
 def test_parity_catches_a_different_model(model, onnx_bytes):

@@ -15,6 +15,8 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import view_result, wait_live
+from export.parity import ATOL as PARITY_ATOL
+from export.parity import RTOL as PARITY_RTOL
 from helpers import MODEL_DIR, synthetic_text
 from reference import assert_top5
 
@@ -81,11 +83,14 @@ def compare_with_reference(result, text, reference, n_ctx):
     ids = reference.ids(text)[-n_ctx:]
     assert [t["id"] for t in result["tokens"]] == ids
     ref = reference.run(ids)
-    np.testing.assert_allclose(np.array(result["attention"]), ref["attention"], atol=1e-5, rtol=0)
+    # Within export's parity bound (1e-5 + 1e-5 x the largest value): wasm and the CPU build of
+    # onnxruntime may sum in another order, and a score of ~40 moves by more than 1e-5.
+    np.testing.assert_allclose(np.array(result["attention"]), ref["attention"], atol=PARITY_ATOL + PARITY_RTOL, rtol=0)
     got_scores = np.array(result["scores"], dtype=np.float64)
     assert np.array_equal(np.isneginf(got_scores), np.isneginf(ref["scores"]))
     finite = np.isfinite(ref["scores"])
-    np.testing.assert_allclose(got_scores[finite], ref["scores"][finite], atol=1e-5, rtol=0)
+    bound = PARITY_ATOL + PARITY_RTOL * np.abs(ref["scores"][finite]).max()
+    np.testing.assert_allclose(got_scores[finite], ref["scores"][finite], atol=bound, rtol=0)
     assert_top5(result["top"], ref["probs"][result["token"]])
 
 
