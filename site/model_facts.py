@@ -68,6 +68,19 @@ def circuit_reads(meta: dict) -> dict | None:
     return w and next((s for s in c.get("switch_off") or [] if (s["layer"], s["head"]) == (w["layer"], w["head"])), None)
 
 
+def circuit_reader(meta: dict) -> dict | None:
+    """The layer-1 head the induction circuit reads, as export measured it: {"layer", "head",
+    "role", "previous_token", "clean"} (clean: its role is "previous token", the textbook
+    partner), or None without a composing circuit."""
+    w = (meta.get("circuit") or {}).get("composes_with")
+    head = w and next((h for h in meta.get("heads") or [] if (h["layer"], h["head"]) == (w["layer"], w["head"])), None)
+    if not head:
+        return None
+    prev = head["scores"].get("previous_token")
+    return {"layer": head["layer"], "head": head["head"], "role": head["role"],
+            "previous_token": None if prev is None else f"{prev:.2f}", "clean": head["role"] == "previous token"}
+
+
 def curriculum(meta: dict) -> str | None:
     """The induction curriculum a model was trained with, in a phrase ("300 steps of repeated
     random sequences..., then 2 of 32 rows of each batch, L2H4 off in 90% of the text rows"),
@@ -119,4 +132,12 @@ def slopes(meta: dict) -> dict | None:
 
 def facts(meta: dict) -> dict:
     return {"texts": training_texts(meta), "switch_off": switch_off(meta), "second_view": second_view(meta),
-            "slopes": slopes(meta), "story": (meta.get("default") or {}).get("story"), "circuit_reads": circuit_reads(meta)}
+            "slopes": slopes(meta), "story": (meta.get("default") or {}).get("story"), "circuit_reads": circuit_reads(meta),
+            "circuit_reader": circuit_reader(meta), "circuit_view": circuit_view(meta)}
+
+
+def circuit_view(meta: dict) -> dict | None:
+    """meta.json's circuit when the pages can show it live (a composing head and an example row):
+    chapter 1's "Attention on attention" and its third view; else None."""
+    c = meta.get("circuit") or {}
+    return c if circuit_reads(meta) and c.get("example") else None

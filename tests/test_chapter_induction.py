@@ -52,6 +52,23 @@ def test_the_section_is_built_from_the_circuit_and_only_with_one(circuit_site, c
             ex["text"], shipped["head"]["layer"], shipped["head"]["head"])
 
 
+@pytest.mark.parametrize("which", ["circuit model", "shipped"])
+def test_the_section_says_what_the_head_it_reads_does(which, circuit_site, circuit_meta, built_site, meta):
+    """The earlier head is described by its measured role: a previous-token head as such, any
+    other by how little it puts on the token before (the shipped model's L1H2 is diffuse)."""
+    site, m = (circuit_site, circuit_meta) if which == "circuit model" else (built_site, meta)
+    if not m.get("circuit"):
+        pytest.skip("this model has no circuit")
+    w = m["circuit"]["composes_with"]
+    h = next(h for h in m["heads"] if (h["layer"], h["head"]) == (w["layer"], w["head"]))
+    prev = f"{h['scores']['previous_token']:.2f}"
+    html = (site / "attention.html").read_text(encoding="utf-8")
+    if h["role"] == "previous token":
+        assert f"it puts {prev} of each row on the token just before" in html
+    else:
+        assert f"it puts only {prev} of a row on the token just before (its measured role: {h['role']})" in html
+
+
 def claim(page, name):
     return page.locator(f'.live[data-claim="{name}"]').inner_text()
 
