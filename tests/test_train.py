@@ -48,6 +48,18 @@ def test_loss_falls_and_report_is_printed(uninterrupted):
     assert best < 0.8 * first, history
     assert "this model" in proc.stdout and "bzip2" in proc.stdout
     assert "training" in proc.stderr  # the tqdm bar
+    # ... with the whole run's time left (export included) once an evaluation has been timed.
+    assert re.search(r"run_left=\d\d:\d\d", proc.stderr), proc.stderr[-500:]
+
+
+def test_the_runs_time_left_adds_the_export_in_this_runs_evaluations():
+    from train import run_eta
+
+    assert (run_eta.clock(65), run_eta.clock(3725), run_eta.clock(-3)) == ("01:05", "1:02:05", "00:00")
+    # Export scales with the timeline's points and with this machine's pace (one evaluation).
+    assert run_eta.export_seconds(1.0, 20) == 2 * run_eta.export_seconds(0.5, 20)
+    assert run_eta.export_seconds(0.5, 40) > run_eta.export_seconds(0.5, 20) > 0
+    assert run_eta.run_left(100, 0.3, 0.5, 20) == run_eta.clock(30 + run_eta.export_seconds(0.5, 20))
 
 
 def test_checkpoint_is_self_describing(uninterrupted, corpus):

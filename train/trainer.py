@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import math
 import signal
+import statistics
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -197,13 +198,12 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
     wanted = set(args.snapshot_steps())
     synthetic_mask, text_mask = args.synthetic_mask(), args.text_mask()
     print("run_left: the time left until the model is exported too (make model), at this run's pace", file=sys.stderr)
-    loop_began, first_step = time.perf_counter(), progress.step
 
     def postfix(**figures) -> None:
-        done = progress.step - first_step
-        if eval_seconds and done:
-            figures["run_left"] = run_eta.run_left(args.steps - progress.step, (time.perf_counter() - loop_began) / done,
-                                                   sum(eval_seconds) / len(eval_seconds), len(wanted) + 1)
+        rate = bar.format_dict.get("rate")  # steps/s as the bar's own ETA has it (smoothed)
+        if eval_seconds and rate:
+            figures["run_left"] = run_eta.run_left(args.steps - progress.step, 1 / rate,
+                                                   statistics.median(eval_seconds), len(wanted) + 1)
         bar.set_postfix(**figures)
 
     bar = tqdm(total=args.steps, initial=progress.step, desc="training", unit="step", dynamic_ncols=True)
