@@ -384,3 +384,22 @@ def test_old_checkpoints_settings_replay_as_recorded():
     assert (args.repeat_start, args.repeat_weight, args.snapshots) == (0.3, 0.3, "")
     # runs recorded before synthetic_dropout existed kept dropout on during a warm-up
     assert TrainArgs.from_dict({**old, "synthetic_steps": 5}).synthetic_dropout == old["model"]["dropout"]
+
+
+def test_the_targets_table_holds_the_circuit_bars():
+    """`make eval`'s table: the induction bars are bars (>= 0.3, gain >= 1, the composing head's
+    switch-off <= 50%), read from meta.json; a model without a circuit has no switch-off row."""
+    import json
+
+    from train.evaluate import targets
+
+    meta = json.loads((ROOT / "tests" / "data" / "circuit-model" / "meta.json").read_text(encoding="utf-8"))
+    c = meta["circuit"]
+    off = next(s for s in c["switch_off"] if (s["layer"], s["head"]) == tuple(c["composes_with"].values()))
+    table = targets(meta, 1.8, meta["metrics"]["baselines_bpc"])
+    assert re.search(rf"best induction score +{c['induction']:.3f} \(L2H4\) +>= 0\.3 +>= 0\.7\n", table), table
+    assert re.search(r"in-context gain, nats/token +[\d.]+ +>= 1 +>= 5\n", table), table
+    assert re.search(rf"induction with L{off['layer']}H{off['head']} switched off +{off['induction']:.3f} "
+                     rf"\(\d+% of {c['induction']:.3f}\) +<= 50% +report$", table), table
+    meta["circuit"] = None
+    assert "switched off" not in targets(meta, 1.8, meta["metrics"]["baselines_bpc"])

@@ -27,7 +27,7 @@ def targets(meta: dict, heldout_bpc: float, baselines: dict[str, float]) -> str:
     heads = meta.get("heads") or []
     best = lambda key: max(heads, key=lambda h: h["scores"][key]) if heads else None
     d = meta["default"]
-    rows = [("held-out bits/char / bzip2", f"{heldout_bpc / baselines['bzip2']:.3f}", "<= 0.85", "<= 0.80")]
+    rows = [("held-out bits/char / bzip2", f"{heldout_bpc / baselines['bzip2']:.3f}", "<= 0.85", "<= 0.82")]
     rows.append((f"default view L{d['layer']}H{d['head']}: weight on the top token", f"{d['top_weight']:.2f}",
                  ">= 0.6", ">= 0.88"))
     if d.get("story"):
@@ -36,13 +36,24 @@ def targets(meta: dict, heldout_bpc: float, baselines: dict[str, float]) -> str:
                      ">= 60%", ">= 80%"))
     else:
         rows.append(("a story on a sentence set", "none measures true", "report", "one"))
-    for key, aim in (("previous_token", ">= 0.8"), ("induction", ">= 0.3")):
+    # The induction circuit's bars (docs/experiments.md): a layer-2 induction head that copies,
+    # through a layer-1 head whose switch-off at least halves it; a clean previous-token head
+    # in layer 1 is an aim only.
+    for key, must, aim in (("previous_token", "report", ">= 0.5"), ("induction", ">= 0.3", ">= 0.7")):
         h = best(key)
         if h:
             rows.append((f"best {key.replace('_', '-')} score", f"{h['scores'][key]:.3f} (L{h['layer']}H{h['head']})",
-                         "report", aim))
+                         must, aim))
     if "in_context_gain" in meta.get("metrics", {}):
-        rows.append(("in-context gain, nats/token", f"{meta['metrics']['in_context_gain']:.3f}", "report", ">= 1"))
+        rows.append(("in-context gain, nats/token", f"{meta['metrics']['in_context_gain']:.3f}", ">= 1", ">= 5"))
+    c = meta.get("circuit") or {}
+    reads = c.get("composes_with")
+    off = reads and next((s for s in c["switch_off"] if (s["layer"], s["head"]) == (reads["layer"], reads["head"])), None)
+    if off:
+        rows.append((f"induction with L{off['layer']}H{off['head']} switched off", f"{off['induction']:.3f} "
+                     f"({off['induction'] / c['induction']:.0%} of {c['induction']:.3f})", "<= 50%", "report"))
+    elif c:
+        rows.append(("induction with one layer-1 head switched off", "no head halves it", "<= 50%", "report"))
     width = max(len(r[0]) for r in rows)
     lines = [f"  {'measure':<{width}}  {'now':<22} {'must':<8} aim"]
     lines += [f"  {a:<{width}}  {b:<22} {c:<8} {e}" for a, b, c, e in rows]
