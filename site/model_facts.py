@@ -68,6 +68,13 @@ def circuit_reads(meta: dict) -> dict | None:
     return w and next((s for s in c.get("switch_off") or [] if (s["layer"], s["head"]) == (w["layer"], w["head"])), None)
 
 
+def circuit_view(meta: dict) -> dict | None:
+    """meta.json's circuit when the pages can show it live (a composing head and an example row):
+    chapter 1's "Attention on attention" and its third view; else None."""
+    c = meta.get("circuit") or {}
+    return c if circuit_reads(meta) and c.get("example") else None
+
+
 def circuit_reader(meta: dict) -> dict | None:
     """The layer-1 head the induction circuit reads, as export measured it: {"layer", "head",
     "role", "previous_token", "clean"} (clean: its role is "previous token", the textbook
@@ -82,9 +89,9 @@ def circuit_reader(meta: dict) -> dict | None:
 
 
 def curriculum(meta: dict) -> str | None:
-    """The induction curriculum a model was trained with, in a phrase ("300 steps of repeated
-    random sequences..., then 2 of 32 rows of each batch, L2H4 off in 90% of the text rows"),
-    or None for a text-only run."""
+    """The induction curriculum a model was trained with, in a phrase ("300 warm-up steps of
+    repeated random sequences with only L2H4 on in its layer, then 2 of 32 rows of each batch,
+    L2H4 off in 90% of the text rows"), or None for a text-only run."""
     args = meta.get("train_args") or {}
     steps, frac, batch = args.get("synthetic_steps") or 0, args.get("repeat_frac") or 0, args.get("batch_size") or 0
     if not steps and not frac:
@@ -135,9 +142,3 @@ def facts(meta: dict) -> dict:
             "slopes": slopes(meta), "story": (meta.get("default") or {}).get("story"), "circuit_reads": circuit_reads(meta),
             "circuit_reader": circuit_reader(meta), "circuit_view": circuit_view(meta)}
 
-
-def circuit_view(meta: dict) -> dict | None:
-    """meta.json's circuit when the pages can show it live (a composing head and an example row):
-    chapter 1's "Attention on attention" and its third view; else None."""
-    c = meta.get("circuit") or {}
-    return c if circuit_reads(meta) and c.get("example") else None
