@@ -16,6 +16,10 @@ from export.heads import DIGITS, Run, in_context_gain, n_repeat_for, repeated_se
 # "At least halves": the composing head is the one whose removal leaves at most this share of
 # the induction score.
 HALVES = 0.5
+# A row whose target cell holds less than this is no visible part of the stripe: the example
+# (and the widget's "Repeat it", static/attention-view/readouts/induction.js) is chosen among
+# the others when there are any. Written to meta.json, which the widget reads it from.
+STRIPE = 0.3
 
 
 def induction_threshold() -> float:
@@ -56,6 +60,7 @@ def measure_circuit(run: Run, heads: list[dict], token_counts, n_layer: int, n_h
         "in_context_gain": gain,
         "switch_off": switched,
         "composes_with": None if composes is None else {"layer": composes["layer"], "head": composes["head"]},
+        "stripe": STRIPE,  # the example's (and the widget's "Repeat it") threshold for a visible stripe cell
         "definition": (f"the last layers' head with the largest induction score (role threshold "
                        f"{induction_threshold()}), its score and the in-context gain with each earlier head switched "
                        f"off in turn (head_mask), on the repeated sequences; it composes with the earlier head whose "
@@ -73,18 +78,33 @@ def repeated_text(text: str, encode, n_ctx: int) -> str:
     return f"{part} {part}"
 
 
+def example_row(rows: list[tuple[int, int, float]], p_next) -> tuple[int, int, float] | None:
+    """The row of a repeated text that tells the induction story best: among (query, key, weight)
+    rows with a visible stripe cell (all of them if none has one), the one where the probability
+    of the token that comes next rose most since the query's earlier occurrence (key - 1), which
+    is what the repeat taught the model; ties keep the earliest. `p_next(q)`: the model's
+    probability at position q of the token at q + 1."""
+    if not rows:
+        return None
+    pool = [r for r in rows if r[2] >= STRIPE] or rows
+    return max(pool, key=lambda r: (p_next(r[0]) - p_next(r[1] - 1), -r[0]))
+
+
 def circuit_example(run: Run, tokenizer, circuit: dict, text: str, n_ctx: int) -> dict | None:
-    """The circuit head on `text` repeated: {"text", "token", "key", "weight"} of its row with the
-    most weight on its target (the token after the query's latest earlier occurrence), the last
-    token left out (it has no next token to compare); None when no row has a target."""
+    """The circuit head on `text` repeated: {"text", "token", "key", "weight"} of `example_row`,
+    the last token left out (it has no next token to compare); None when no row has a target."""
     doubled = repeated_text(text, lambda t: tokenizer.encode(t).ids, n_ctx)
     ids = tokenizer.encode(doubled).ids[:n_ctx]
-    _, att = run(np.array([ids], dtype=np.int64), None)  # att: [1, layer, head, T, T]
+    logits, att = run(np.array([ids], dtype=np.int64), None)  # logits: [1, T, V]; att: [1, layer, head, T, T]
+    z = logits[0].astype(np.float64)
+    probs = np.exp(z - z.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)  # [T, V]
     row = att[0, circuit["head"]["layer"] - 1, circuit["head"]["head"] - 1]  # [T, T]
-    last, best = {}, None
+    last, rows = {}, []
     for q, token in enumerate(ids):
         seen = last.get(token)
         last[token] = q
-        if seen is not None and seen + 1 < q < len(ids) - 1 and (best is None or row[q, seen + 1] > best[2]):
-            best = (q, seen + 1, float(row[q, seen + 1]))
+        if seen is not None and seen + 1 < q < len(ids) - 1:
+            rows.append((q, seen + 1, float(row[q, seen + 1])))
+    best = example_row(rows, lambda q: float(probs[q, ids[q + 1]]))
     return best and {"text": doubled, "token": best[0], "key": best[1], "weight": round(best[2], DIGITS)}

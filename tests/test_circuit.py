@@ -5,7 +5,7 @@ shipped model's own circuit, recomputed from its graph."""
 import numpy as np
 import pytest
 
-from export.circuit import circuit_example, measure_circuit
+from export.circuit import circuit_example, example_row, measure_circuit
 from export.heads import n_repeat_for
 
 
@@ -70,7 +70,7 @@ class WordTokenizer:
         return type("Encoding", (), {"ids": ids})()
 
 
-def test_the_example_is_the_repeat_row_with_the_most_weight_on_its_target():
+def test_the_example_is_a_repeat_row_with_its_target_and_next_token():
     c = {"head": {"layer": 2, "head": 4}}
     words = "the cat sat on the mat today".split()
     # One copy must fit half the window: 7 words > (9 - 1) // 2 = 4, so it is cut to 4 words.
@@ -85,6 +85,17 @@ def test_no_repeat_no_example():
     c = {"head": {"layer": 2, "head": 4}}
     # a one-word text repeated has its only target at the last token, which is left out
     assert circuit_example(composed_run(), WordTokenizer(), c, "alone", n_ctx=9) is None
+
+
+def test_the_example_row_is_where_the_repeat_raised_the_next_tokens_probability_most():
+    rows = [(10, 3, 0.9), (11, 4, 0.5), (12, 5, 0.1)]  # (query, key = target, weight on it)
+    p_next = {10: 0.2, 2: 0.15, 11: 0.6, 3: 0.1, 12: 0.99, 4: 0.0}.get  # at q, and at the earlier copy (key - 1)
+    # Row 11 gained +0.5, row 10 only +0.05 despite the larger weight; row 12 gained most (+0.99)
+    # but its target cell is no visible part of the stripe.
+    assert example_row(rows, p_next) == (11, 4, 0.5)
+    assert example_row([(12, 5, 0.1), (10, 3, 0.2)], p_next) == (12, 5, 0.1)  # no stripe anywhere: every row
+    assert example_row([(10, 3, 0.9), (11, 3, 0.9)], lambda q: 0.5) == (10, 3, 0.9)  # a tie keeps the earliest
+    assert example_row([], p_next) is None
 
 
 def test_the_shipped_model_has_the_circuit_its_meta_records():
@@ -114,3 +125,33 @@ def test_the_shipped_model_has_the_circuit_its_meta_records():
     assert got["in_context_gain"] == pytest.approx(c["in_context_gain"], abs=2e-3)
     assert reads["induction"] == pytest.approx(
         next(s for s in c["switch_off"] if s["layer"] == reads["layer"] and s["head"] == reads["head"])["induction"], abs=2e-3)
+
+
+EXAMPLE_JS = """
+import { readFileSync } from "node:fs";
+const R = await import(process.cwd() + "/static/attention-view/readouts/induction.js");
+const d = JSON.parse(readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(d.cases.map((c) => {
+  const rows = c.rows.map(([query, key, weight]) => ({ query, key, weight }));
+  const best = R.exampleRow(rows, (q) => c.p[q], d.stripe);
+  return [best.query, best.key, best.weight];
+})));
+"""
+
+
+def test_the_widget_picks_the_example_row_by_exports_rule():
+    """readouts/induction.js exampleRow (the widget's "Repeat it") and export's example_row (the
+    chapter's example) pick the same row on the same numbers, ties and stripe-less rows included."""
+    from conftest import run_node
+    from export.circuit import STRIPE
+
+    rng = np.random.default_rng(3)
+    cases = []
+    for n in (1, 2, 5, 12):
+        keys = rng.integers(1, 30, n)
+        rows = [[int(30 + i), int(k), float(w)] for i, (k, w) in enumerate(zip(keys, rng.choice([0.1, 0.3, 0.5, 0.9], n)))]
+        cases.append({"rows": rows, "p": [float(x) for x in rng.choice([0.0, 0.1, 0.5], 60)]})
+    got = run_node(EXAMPLE_JS, {"cases": cases, "stripe": STRIPE})
+    for case, js in zip(cases, got):
+        want = example_row([tuple(r) for r in case["rows"]], lambda q, p=case["p"]: p[q])
+        assert js == list(want), case

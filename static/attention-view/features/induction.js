@@ -2,13 +2,14 @@
 // The induction story, for a model whose meta.json records a circuit (export/circuit.py: a
 // later-layer induction head and the earlier head it composes with; absent otherwise, and then
 // so is this feature). "Repeat it" appends the text to itself and shows the induction head on
-// the row of the repeat where it looks most at the token that came next the first time; the
+// the row of the repeat where the model learned most from the first copy (exampleRow); the
 // line says how much it does that, and offers to switch off the head it reads, whose loss
 // makes the stripe fade (the ablation panel shows the prediction falling with it). Every
 // number comes from the run on screen; `result.induction` carries them for pages and tests.
 
 import { h, setText, setHidden } from "../core/dom.js";
-import { inductionRows, repeatedText, isRepeated } from "../readouts/induction.js";
+import { ensureLogits } from "../model/runs.js";
+import { inductionRows, repeatedText, isRepeated, exampleRow, probabilityOf } from "../readouts/induction.js";
 import { wholePercent } from "../readouts/readouts.js";
 
 /**
@@ -26,13 +27,14 @@ import { wholePercent } from "../readouts/readouts.js";
 /** @typedef {[number, number]} Head  [layer, head], 1-based */
 
 /**
- * The circuit meta.json records; null when it has none.
- * @returns {{head: Head, reads: Head}|null}
+ * The circuit meta.json records; null when it has none. `stripe`: its threshold for a visible
+ * stripe cell (an older meta.json has none: every row counts).
+ * @returns {{head: Head, reads: Head, stripe: number}|null}
  */
 export function circuitOf(meta) {
   const c = meta?.circuit;
   if (!c?.head || !c.composes_with) return null;
-  return { head: [c.head.layer, c.head.head], reads: [c.composes_with.layer, c.composes_with.head] };
+  return { head: [c.head.layer, c.head.head], reads: [c.composes_with.layer, c.composes_with.head], stripe: c.stripe ?? 0 };
 }
 
 /** @type {(state: any, head: Head) => boolean} */
@@ -40,14 +42,6 @@ const isOff = (state, [l, hd]) => !!state.off?.heads?.some(([a, b]) => a === l &
 /** @type {(head: Head) => string} */
 const headName = ([l, hd]) => `layer ${l} head ${hd}`;
 
-/**
- * The row to pin: the one that looks most at its target, among those that are not the last
- * token when there are any (the last has no next token for the ablation panel to compare).
- */
-function bestQuery(found, count) {
-  const inner = found.rows.filter((r) => r.query < count - 1);
-  return (inner.length ? inner : found.rows).reduce((b, r) => (r.weight > b.weight ? r : b)).query;
-}
 
 /**
  * The circuit head's induction rows in `out` (a run's outputs), or null.
@@ -71,6 +65,27 @@ export const induction = {
     toggle.addEventListener("click", () => ctx.act({ type: "ablate", layer: circuit.reads[0], head: circuit.reads[1] }));
     let pending = null; // the repeated text whose best row is still to be pinned once it has run
 
+    /**
+     * Pins `run`'s row that tells the story best (readouts/induction.js exampleRow), among
+     * the rows that are not the last token when there are any (the last has no next token for
+     * the ablation panel to compare); first computes the logits it compares, with every head on.
+     */
+    async function pinBest(run) {
+      const out = run.baseline ?? run.out;
+      const found = rowsIn(out, run.ids, circuit.head);
+      const model = ctx.model();
+      if (!found || !model) return;
+      const inner = found.rows.filter((r) => r.query < run.ids.length - 1);
+      const rows = inner.length ? inner : found.rows;
+      await ensureLogits(model, run, rows.flatMap((r) => [r.query, r.key - 1]));
+      if (ctx.run() !== run) return; // the reader moved on meanwhile
+      const pNext = (q) => {
+        const logits = q + 1 < run.ids.length ? out.logitsAt(q) : null;
+        return logits ? probabilityOf(logits, run.ids[q + 1]) : 0;
+      };
+      ctx.act({ type: "pin", token: exampleRow(rows, pNext, circuit.stripe).query });
+    }
+
     return {
       translate(action) {
         if (action.type !== "induction") return undefined;
@@ -88,16 +103,15 @@ export const induction = {
           pending = repeatedText(state.text, count, ctx.meta().config.n_ctx);
           return { type: "jump", text: pending, layer, head, token: null };
         }
-        const found = rowsIn(run.baseline ?? run.out, run.ids, circuit.head);
-        return { type: "jump", layer, head, token: found ? bestQuery(found, run.ids.length) : state.token };
+        pending = state.text; // pinned once the head is on screen (paint)
+        return { type: "jump", layer, head, token: state.token };
       },
 
       paint(view) {
         const { state, out, run } = view;
         if (pending !== null && out && run.live && state.text === pending) {
           pending = null;
-          const found = rowsIn(run.baseline ?? out, run.ids, circuit.head);
-          if (found) queueMicrotask(() => ctx.act({ type: "pin", token: bestQuery(found, run.ids.length) }));
+          pinBest(run).catch(() => {}); // a failed run shows its own error; the pin stays where it is
         }
         const repeated = isRepeated(state.text);
         setText(repeat, repeated ? "Show the repeat" : "Repeat it");

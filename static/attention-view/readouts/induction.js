@@ -46,6 +46,37 @@ export function inductionRows(rowOf, ids) {
 }
 
 /**
+ * The row of a repeated text that tells the induction story best (export/circuit.py
+ * example_row, the chapter's example, uses the same rule): among the rows whose target cell
+ * holds at least `stripe` (all rows if none does), the one where the probability of the token
+ * that comes next rose most since the query's earlier occurrence (key - 1): what the repeat
+ * taught the model. Ties keep the earliest.
+ * @param {InductionRow[]} rows  non-empty
+ * @param {(query: number) => number} pNext  the model's probability at a position of the token after it
+ * @param {number} stripe
+ * @returns {InductionRow}
+ */
+export function exampleRow(rows, pNext, stripe) {
+  const visible = rows.filter((r) => r.weight >= stripe);
+  const pool = visible.length ? visible : rows;
+  const gain = (r) => pNext(r.query) - pNext(r.key - 1);
+  return pool.reduce((best, r) => (gain(r) > gain(best) ? r : best));
+}
+
+/**
+ * The probability softmax(logits) gives `id`.
+ * @param {ArrayLike<number>} logits
+ * @param {number} id
+ */
+export function probabilityOf(logits, id) {
+  let max = -Infinity;
+  for (let i = 0; i < logits.length; i++) if (logits[i] > max) max = logits[i];
+  let total = 0;
+  for (let i = 0; i < logits.length; i++) total += Math.exp(logits[i] - max);
+  return Math.exp(logits[id] - max) / total;
+}
+
+/**
  * `text` followed by itself, shortened first (at a space, when there is one) so that both
  * copies fit in the model's window: `count` is the tokens `text` has now, `nCtx` the window.
  * @param {string} text
