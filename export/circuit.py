@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from export import head_scores as hs
+from export.golden import softmax
 from export.heads import DIGITS, Run, in_context_gain, n_repeat_for, repeated_sequences, seen_tokens, token_losses
 
 # "At least halves": the composing head is the one whose removal leaves at most this share of
@@ -96,9 +97,7 @@ def circuit_example(run: Run, tokenizer, circuit: dict, text: str, n_ctx: int) -
     doubled = repeated_text(text, lambda t: tokenizer.encode(t).ids, n_ctx)
     ids = tokenizer.encode(doubled).ids[:n_ctx]
     logits, att = run(np.array([ids], dtype=np.int64), None)  # logits: [1, T, V]; att: [1, layer, head, T, T]
-    z = logits[0].astype(np.float64)
-    probs = np.exp(z - z.max(-1, keepdims=True))
-    probs /= probs.sum(-1, keepdims=True)  # [T, V]
+    probs = softmax(logits[0])  # [T, V]
     row = att[0, circuit["head"]["layer"] - 1, circuit["head"]["head"] - 1]  # [T, T]
     last, rows = {}, []
     for q, token in enumerate(ids):

@@ -9,8 +9,8 @@
 
 import { h, setText, setHidden } from "../core/dom.js";
 import { ensureLogits } from "../model/runs.js";
-import { inductionRows, repeatedText, isRepeated, exampleRow, probabilityOf } from "../readouts/induction.js";
-import { wholePercent } from "../readouts/readouts.js";
+import { inductionRows, repeatedText, isRepeated, exampleRow } from "../readouts/induction.js";
+import { wholePercent, softmaxOf } from "../readouts/readouts.js";
 
 /**
  * @typedef {Object} InductionResult
@@ -41,7 +41,6 @@ export function circuitOf(meta) {
 const isOff = (state, [l, hd]) => !!state.off?.heads?.some(([a, b]) => a === l && b === hd);
 /** @type {(head: Head) => string} */
 const headName = ([l, hd]) => `layer ${l} head ${hd}`;
-
 
 /**
  * The circuit head's induction rows in `out` (a run's outputs), or null.
@@ -81,7 +80,9 @@ export const induction = {
       if (ctx.run() !== run) return; // the reader moved on meanwhile
       const pNext = (q) => {
         const logits = q + 1 < run.ids.length ? out.logitsAt(q) : null;
-        return logits ? probabilityOf(logits, run.ids[q + 1]) : 0;
+        if (!logits) return 0;
+        const { max, sum } = softmaxOf(logits);
+        return Math.exp(logits[run.ids[q + 1]] - max) / sum;
       };
       ctx.act({ type: "pin", token: exampleRow(rows, pNext, circuit.stripe).query });
     }

@@ -64,19 +64,6 @@ export function exampleRow(rows, pNext, stripe) {
 }
 
 /**
- * The probability softmax(logits) gives `id`.
- * @param {ArrayLike<number>} logits
- * @param {number} id
- */
-export function probabilityOf(logits, id) {
-  let max = -Infinity;
-  for (let i = 0; i < logits.length; i++) if (logits[i] > max) max = logits[i];
-  let total = 0;
-  for (let i = 0; i < logits.length; i++) total += Math.exp(logits[i] - max);
-  return Math.exp(logits[id] - max) / total;
-}
-
-/**
  * `text` followed by itself, shortened first (at a space, when there is one) so that both
  * copies fit in the model's window: `count` is the tokens `text` has now, `nCtx` the window.
  * @param {string} text
