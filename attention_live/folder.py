@@ -6,6 +6,7 @@ sentence, not an onnxruntime traceback."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from attention_live.errors import ModelError
@@ -32,6 +33,8 @@ def shipped_model() -> Path:
 
 def model_folder(path=None) -> Path:
     """`path` checked to be a model folder (None: the shipped model)."""
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise ModelError(f"the model's folder must be a path (a string or a Path), not {type(path).__name__}")
     folder = shipped_model() if path is None else Path(path).expanduser()
     if not folder.is_dir():
         raise ModelError(f"{folder} is not a folder: pass the folder that `python -m export` wrote")
@@ -46,8 +49,42 @@ def read_meta(folder: Path) -> dict:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ModelError(f"{folder / 'meta.json'} is not valid JSON ({err})")
+    except OSError as err:
+        raise ModelError(f"{folder / 'meta.json'} cannot be read ({err.strerror or err})")
     config = meta.get("config") if isinstance(meta, dict) else None
     needed = ("n_layer", "n_head", "n_ctx", "vocab_size")
-    if not isinstance(config, dict) or any(not isinstance(config.get(k), int) for k in needed):
+    if not isinstance(config, dict) or any(not _count(config.get(k)) for k in needed):
         raise ModelError(f"{folder / 'meta.json'} has no model config ({', '.join(needed)}): it is not an exported model's")
+    bad = _bad_head_record(meta.get("heads"), config)
+    if bad:
+        raise ModelError(f"{folder / 'meta.json'} has a broken list of heads ({bad}): export the model again")
     return meta
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _bad_head_record(heads, config: dict) -> str | None:
+    """What is wrong with meta.json's `heads` (absent is fine: an old export measured none), or None."""
+    if heads is None:
+        return None
+    if not isinstance(heads, list):
+        return f"it is a {type(heads).__name__}, not a list"
+    seen = set()
+    for n, h in enumerate(heads, 1):
+        if not isinstance(h, dict):
+            return f"entry {n} is not an object"
+        where = (h.get("layer"), h.get("head"))
+        if not (_count(where[0]) and _count(where[1]) and where[0] <= config["n_layer"] and where[1] <= config["n_head"]):
+            return f"entry {n} names no head of a {config['n_layer']} x {config['n_head']} model"
+        if where in seen:
+            return f"head {where[0]}.{where[1]} is listed twice"
+        seen.add(where)
+        if not isinstance(h.get("role"), (str, type(None))):
+            return f"head {where[0]}.{where[1]}'s role is not a string"
+        for key in ("scores", "example"):
+            if not isinstance(h.get(key), (dict, type(None))):
+                return f"head {where[0]}.{where[1]}'s {key} is not an object"
+    return None
+

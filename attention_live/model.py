@@ -4,7 +4,9 @@ page's chips, top-k next tokens as its readout, continuations picked by its samp
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from numbers import Real
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,8 @@ from attention_live import sampler, tokens
 from attention_live.errors import ModelError
 from attention_live.feeds import OUTPUTS, graph_feeds
 from attention_live.folder import model_folder, read_meta
-from attention_live.heads import Head, check_head, heads_of, parse_ablate
+from attention_live.graph_check import check_graph
+from attention_live.heads import Head, check_head, heads_of, parse_ablate, quoted, whole
 
 # generate()'s settings: sampler.js DEFAULTS, except that Python is greedy unless asked (the
 # page's Continue button samples at 0.8; generate(temperature=0.8) gives its tokens).
@@ -55,9 +58,9 @@ class Run:
     def top(self, position: int = -1, k: int = 5) -> list[Prediction]:
         """The k most likely next tokens after `position` (negative counts from the end)."""
         T = len(self.tokens)
-        if not (isinstance(position, int) and -T <= position < T):
+        if not (whole(position) and -T <= position < T):
             raise ModelError(f"there is no token {position!r}: the text has {T} tokens (0 to {T - 1})")
-        if not (isinstance(k, int) and k >= 1):
+        if not (whole(k) and k >= 1):
             raise ModelError(f"k must be a whole number, at least 1, not {k!r}")
         row = self.logits[position]
         return [Prediction(i, self._pieces(i), sampler.plain_p(row, i)) for i in sampler.candidates(row, k)]
@@ -78,9 +81,17 @@ class Generation:
 
 
 def _number(name: str, value, valid, rule: str):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not valid(value):
-        raise ModelError(f"{name} must be {rule}, not {value!r}")
-    return value
+    """`value` as a Python int or float (numpy's scalars included), or ModelError naming `rule`."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not valid(value):
+        raise ModelError(f"{name} must be {rule}, not {quoted(value)}")
+    return int(value) if whole(value) else float(value)
+
+
+def _finite(value) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large for a float
+        return False
 
 
 class Model:
@@ -101,6 +112,7 @@ class Model:
                                                         providers=["CPUExecutionProvider"])
         except Exception as err:  # onnxruntime and tokenizers raise their own bare exception types
             raise ModelError(f"{self.folder} does not hold a loadable model ({str(err).splitlines()[0]})")
+        check_graph(self.folder, self.config, self.session, self.tokenizer.get_vocab_size())
 
     def __repr__(self) -> str:
         c = self.config
@@ -121,13 +133,26 @@ class Model:
 
     def piece_text(self, token_id: int) -> str:
         """A vocabulary entry as one chip shows it on its own (runs.js pieceLabel)."""
+        self._check_id(token_id)
         return tokens.labels([self.tokenizer.id_to_token(token_id) or ""])[0]
+
+    def _check_id(self, token_id) -> int:
+        V = self.config["vocab_size"]
+        if not (whole(token_id) and 0 <= token_id < V):
+            raise ModelError(f"{quoted(token_id)} is no token id: ids are whole numbers from 0 to {V - 1}")
+        return int(token_id)
 
     def _ids(self, text) -> tuple[list[int], dict | None]:
         if not isinstance(text, str):
             raise ModelError(f"the text must be a string, not {type(text).__name__}")
         if text == "":
             raise ModelError("the text is empty: give the model at least one token to read")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as err:
+            # A lone surrogate (half of a UTF-16 pair, e.g. from a cut emoji) is no character.
+            raise ModelError(f"the text has a lone surrogate, U+{ord(text[err.start]):04X} at character {err.start}, "
+                             "which is no character: pass the text whole (both halves of the pair) or leave it out")
         ids = self.tokenizer.encode(text, add_special_tokens=False).ids
         n = self.config["n_ctx"]
         # As the page does: a longer text shows its last n_ctx tokens.
@@ -139,10 +164,18 @@ class Model:
         if head_mask is None:
             mask = None
         else:
-            mask = np.asarray(head_mask, dtype=np.float32)
+            try:
+                mask = np.array(head_mask)
+                if mask.dtype.kind not in "biuf":  # numpy would read the strings "1" and "0" as numbers
+                    raise TypeError
+                mask = mask.astype(np.float32)
+            except (TypeError, ValueError, OverflowError):
+                raise ModelError(f"head_mask must be numbers, an array of shape ({L}, {H}) (1 = on, 0 = off), not {quoted(head_mask)}")
             if mask.shape != (L, H):
                 raise ModelError(f"head_mask must have shape ({L}, {H}) (layer, head; 1 = on, 0 = off), not {mask.shape}")
-            mask = mask.copy()
+            if not np.isfinite(mask).all():
+                # A NaN or an infinity in the mask makes every output NaN.
+                raise ModelError("head_mask must hold finite numbers (1 = on, 0 = off), not NaN or infinity")
         for layer, head in off:
             mask = np.ones((L, H), np.float32) if mask is None else mask
             mask[layer - 1, head - 1] = 0
@@ -163,14 +196,14 @@ class Model:
     def run_ids(self, ids, head_mask=None, *, ablate=None) -> Run:
         """run() on token ids as they are (a continuation's ids need not be what its text
         tokenizes to: byte-level BPE may merge across the join)."""
-        V, n_ctx = self.config["vocab_size"], self.config["n_ctx"]
-        ids = list(ids)
+        n_ctx = self.config["n_ctx"]
+        if isinstance(ids, np.ndarray) and ids.ndim == 1:
+            ids = ids.tolist()
+        if not isinstance(ids, (list, tuple)):
+            raise ModelError(f"ids must be a list of token ids, not {type(ids).__name__}")
         if not 1 <= len(ids) <= n_ctx:
             raise ModelError(f"the model reads 1 to {n_ctx} token ids, not {len(ids)}")
-        bad = [i for i in ids if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < V]
-        if bad:
-            raise ModelError(f"{bad[0]!r} is no token id: ids are whole numbers from 0 to {V - 1}")
-        ids = [int(i) for i in ids]
+        ids = [self._check_id(i) for i in ids]
         return self._run(ids, None, None, head_mask, ablate)
 
     def _run(self, ids, text, truncated, head_mask, ablate) -> Run:
@@ -187,11 +220,11 @@ class Model:
         """Continues `text` as the page's Continue does: token n picked from the logits at n - 1
         with draw n of the seed's stream (sampler.js), never past the model's window.
         temperature 0 (the default) is greedy: the most likely token, ties to the lower id."""
-        _number("max_tokens", max_tokens, lambda n: isinstance(n, int) and n >= 1, "a whole number, at least 1")
-        _number("temperature", temperature, lambda t: np.isfinite(t) and t >= 0, "a number, at least 0 (0 = greedy)")
-        _number("top_k", top_k, lambda k: isinstance(k, int) and k >= 1, "a whole number, at least 1")
-        _number("seed", seed, lambda s: isinstance(s, int) and 0 <= s <= sampler.MAX_SEED,
-                f"a whole number from 0 to {sampler.MAX_SEED}")
+        max_tokens = _number("max_tokens", max_tokens, lambda n: whole(n) and n >= 1, "a whole number, at least 1")
+        temperature = _number("temperature", temperature, lambda t: _finite(t) and t >= 0, "a number, at least 0 (0 = greedy)")
+        top_k = _number("top_k", top_k, lambda k: whole(k) and k >= 1, "a whole number, at least 1")
+        seed = _number("seed", seed, lambda s: whole(s) and 0 <= s <= sampler.MAX_SEED,
+                       f"a whole number from 0 to {sampler.MAX_SEED}")
         ids, truncated = self._ids(text)
         n_ctx = self.config["n_ctx"]
         room = 0 if truncated else n_ctx - len(ids)

@@ -1,6 +1,7 @@
 """`AttentionView`: the page's <attention-view> as an anywidget, with the model running in the
 notebook's browser. Every state key of the element (its one list, STATE_KEYS in the widget's
-state module, read at wheel-build time into `_assets/state_keys.json`) is a synced trait;
+state module, its schema read at wheel-build time into `_assets/state_schema.json`) is a synced
+trait, checked by the page's rules (view_settings.py);
 `result` is the live result, sent back by the view after every change. The model folder and
 onnxruntime's wasm reach the browser as binary buffers of the widget's own messages: no URL
 is fetched, so it works without internet, CDN or extra server."""
@@ -17,11 +18,11 @@ import traitlets
 
 from attention_live.errors import ModelError
 from attention_live.folder import ASSETS, EMBED, VIEW_FILES
-from attention_live.heads import check_head, format_ablate, parse_ablate
 from attention_live.model import Model
+from attention_live.view_settings import check_setting, from_wire
 
 BUNDLE = ASSETS / "widget.mjs"
-STATE_KEYS_FILE = ASSETS / "state_keys.json"
+STATE_SCHEMA_FILE = ASSETS / "state_schema.json"
 # The one wasm onnxruntime-web's wasm build loads (site/build.py copies it to vendor/).
 WASM = EMBED / "vendor" / "ort-wasm-simd-threaded.wasm"
 
@@ -33,8 +34,13 @@ def _built(path):
 
 
 @cache
+def state_schema() -> dict[str, dict]:
+    """The element's state keys, in its schema's order: {key: {"type", "choices"?}}."""
+    return {k["key"]: k for k in json.loads(_built(STATE_SCHEMA_FILE).read_text(encoding="utf-8"))}
+
+
 def state_keys() -> tuple[str, ...]:
-    return tuple(json.loads(_built(STATE_KEYS_FILE).read_text(encoding="utf-8")))
+    return tuple(state_schema())
 
 
 @cache
@@ -55,61 +61,28 @@ def _folder_files(folder) -> tuple[str, dict[str, bytes]]:
     return digest.hexdigest(), files
 
 
-def _number(text: str):
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)
-
-
 class StateKey(traitlets.TraitType):
     """One of the element's attributes. On the wire it is the attribute's string (None = not
-    set, the element's default); in Python it has its type: `kind` is int, float, "token" (an
-    index or a word such as "said#2"), "ablate" ("1.2 2.3" or [(1, 2), (2, 3)]) or str."""
+    set, the element's default); in Python it has its type (view_settings.check_setting): an
+    int for layer, head, step, topk and seed, a float for temperature, an index or a word for
+    token ("said#2"), "1.2 2.3" for ablate (given as such or as [(1, 2), (2, 3)]), else a string."""
 
-    def __init__(self, kind=str, **kwargs):
+    def __init__(self, spec: dict, **kwargs):
         super().__init__(default_value=None, allow_none=True, **kwargs)
-        self.kind = kind
+        self.spec = spec
         self.tag(sync=True, to_json=self._to_json, from_json=self._from_json)
 
     def validate(self, obj, value):
         if value is None:
             return None
-        name, config = self.name, obj.model.config
-        if self.kind == "ablate":
-            return format_ablate(parse_ablate(config, value))
-        if self.kind == "token":
-            if isinstance(value, bool) or not isinstance(value, (int, str)):
-                raise ModelError(f"token must be a token index or a word such as 'said', not {value!r}")
-            return value
-        if self.kind in (int, float):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or (self.kind is int and value != int(value)):
-                raise ModelError(f"{name} must be a {'whole ' if self.kind is int else ''}number, not {value!r}")
-            value = self.kind(value)
-            if name == "layer":
-                check_head(config, value, 1)
-            elif name == "head":
-                check_head(config, 1, value)
-            return value
-        if not isinstance(value, str):
-            raise ModelError(f"{name} must be a string, not {type(value).__name__}")
-        return value
+        spec = self.spec
+        return check_setting(spec["key"], spec["type"], spec.get("choices") or (), obj.model.meta, value)
 
     def _to_json(self, value, widget):
         return None if value is None else str(value)
 
     def _from_json(self, value, widget):
-        if value is None or self.kind in (str, "ablate"):
-            return value
-        if self.kind == "token":
-            return int(value) if value.lstrip("-").isdigit() else value
-        try:
-            return self.kind(_number(value))
-        except (ValueError, OverflowError):
-            return value  # the reader typed something the element will reject: keep it as written
-
-
-KINDS = {"layer": int, "head": int, "topk": int, "seed": int, "temperature": float, "token": "token", "ablate": "ablate"}
+        return from_wire(self.spec["key"], self.spec["type"], value)
 
 
 def _result(raw: dict | None) -> dict | None:
@@ -161,7 +134,7 @@ def _shipped() -> Model:
 
 
 def _make_view_class():
-    traits = {name: StateKey(KINDS.get(name, str)) for name in state_keys()}
+    traits = {name: StateKey(spec) for name, spec in state_schema().items()}
     traits["_esm"] = _built(BUNDLE)
     doc = (f"The live attention view in a notebook. Settings (synced both ways): {', '.join(state_keys())}; "
            "`model=Model(path)` for another exported model; `result` is the live result.")

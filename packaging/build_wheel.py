@@ -6,8 +6,9 @@ sources at build time (never committed twice), what it ships:
                                          element's modules, its runtime files (vendor/) and
                                          the model (model/)
     attention_live/_assets/widget.mjs    the notebook widget's one bundled module (esbuild)
-    attention_live/_assets/state_keys.json   the element's state keys, read by site/build.py's
-                                         own reader, which the widget's traits are made from
+    attention_live/_assets/state_schema.json the element's state keys with their types and
+                                         choices (its state-schema.json), which the widget's
+                                         traits are made from
 
 The package is staged under build/wheel/ and built there with the venv's setuptools, so the
 working tree never holds a copy of the assets.
@@ -53,10 +54,10 @@ def stage(target: Path) -> None:
         build.copy_static(Path(tmp), build.STATIC / "model")
         build.copy_vendor(Path(tmp))
         shutil.copytree(Path(tmp) / "static", assets / "embed", ignore=shutil.ignore_patterns("__pycache__"))
-    keys = build.page_params()  # the widget's state schema (static/attention-view/state-schema.json)
-    if not keys:
-        raise SystemExit("error: the widget's state schema lists no state keys")
-    (assets / "state_keys.json").write_text(json.dumps(keys), encoding="utf-8")
+    schema = json.loads((build.STATIC / "attention-view" / "state-schema.json").read_text(encoding="utf-8"))["keys"]
+    if [k["key"] for k in schema] != build.page_params() or not schema:
+        raise SystemExit("error: the widget's state schema lists no state keys, or not the site's")
+    (assets / "state_schema.json").write_text(json.dumps(schema), encoding="utf-8")
     subprocess.run(["node", str(PACKAGE / "frontend" / "bundle.mjs"), str(assets / "widget.mjs")], check=True, cwd=ROOT)
 
 
