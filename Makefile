@@ -163,8 +163,15 @@ $(WEBKIT) $(XVFB) &:
 
 # dist/attention_live-*.whl: the package with the model, the widget's bundle and its runtime
 # files copied in (packaging/build_wheel.py). `pip install dist/attention_live-*.whl` needs nothing else.
-wheel: $(call GROUP,test) $(NODE)
+# Building it needs only what it zips: the `wheel` group (jinja2, setuptools) and the runtime files
+# with esbuild's binary ($(RUNTIME)); build_wheel.py fetches the bundle's few other npm files.
+wheel: $(call GROUP,wheel) $(RUNTIME)
 	$(PY) packaging/build_wheel.py --out dist
+
+# Like `site`, no editable install: the wheel's build needs none of the package's dependencies.
+.venv/.group-wheel: pyproject.toml | $(PIP_READY)
+	$(PY) -m pip install --quiet --group wheel
+	touch $@
 
 clean:
 	rm -rf $(SITE) build dist .pytest_cache

@@ -11,7 +11,9 @@ sources at build time (never committed twice), what it ships:
                                          traits are made from
 
 The package is staged under build/wheel/ and built there with the venv's setuptools, so the
-working tree never holds a copy of the assets.
+working tree never holds a copy of the assets. What it needs is what it zips: the `wheel`
+dependency group (jinja2 for site/build.py's copy, setuptools), the runtime files and esbuild's
+binary (site/runtime_files.py) and the bundle's few inputs (bundle_inputs.py): no `npm ci`.
 
     python packaging/build_wheel.py [--out dist/]
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -32,12 +35,27 @@ PACKAGE = ROOT / "attention_live"
 STAGE = ROOT / "build" / "wheel"
 
 
-def site_build():
-    """site/build.py as a module (a script: a `site` package would shadow Python's own)."""
-    spec = importlib.util.spec_from_file_location("attention_live_site_build", ROOT / "site" / "build.py")
+def script(name: str, path: Path):
+    """A script of this repository as a module (site/ and packaging/ are no packages: a `site`
+    package would shadow Python's own, and PyPI has a `packaging`)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def site_build():
+    return script("attention_live_site_build", ROOT / "site" / "build.py")
+
+
+def bundle_widget(build, out: Path) -> None:
+    """The widget's one module, by esbuild's JavaScript API with the binary site/runtime_files.py
+    unpacks (no `npm ci`: packaging/bundle_inputs.py fetches the few files it reads)."""
+    if not build.ESBUILD.is_file():
+        raise SystemExit(f"error: {build.ESBUILD} is missing: `make wheel` unpacks it (site/runtime_files.py)")
+    script("attention_live_bundle_inputs", Path(__file__).resolve().parent / "bundle_inputs.py").ensure_bundle_inputs(build.NODE_MODULES)
+    env = {**os.environ, "ESBUILD_BINARY_PATH": str(build.ESBUILD)}
+    subprocess.run(["node", str(PACKAGE / "frontend" / "bundle.mjs"), str(out)], check=True, cwd=ROOT, env=env)
 
 
 def stage(target: Path) -> None:
@@ -58,7 +76,7 @@ def stage(target: Path) -> None:
     if [k["key"] for k in schema] != build.page_params() or not schema:
         raise SystemExit("error: the widget's state schema lists no state keys, or not the site's")
     (assets / "state_schema.json").write_text(json.dumps(schema), encoding="utf-8")
-    subprocess.run(["node", str(PACKAGE / "frontend" / "bundle.mjs"), str(assets / "widget.mjs")], check=True, cwd=ROOT)
+    bundle_widget(build, assets / "widget.mjs")
 
 
 def build_wheel(out: Path, staging: Path = STAGE) -> Path:
