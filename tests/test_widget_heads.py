@@ -58,6 +58,13 @@ def expected_labels(meta) -> dict:
         score = rules[head["role"]]
         label = head["role"] if score is None else f"{head['role']} {head['scores'][score]:.2f}"
         out[(head["layer"], head["head"])] = label
+    # A circuit meta.json records adds each of its two heads' part (the later head's role words).
+    c = meta.get("circuit")
+    if c and c.get("head") and c.get("composes_with"):
+        later, earlier = (c["head"]["layer"], c["head"]["head"]), (c["composes_with"]["layer"], c["composes_with"]["head"])
+        role = next(h["role"] for h in meta["heads"] if (h["layer"], h["head"]) == later)
+        out[later] += f" \u00b7 reads L{earlier[0]}H{earlier[1]}"
+        out[earlier] += f" \u00b7 feeds L{later[0]}H{later[1]}\u2019s {role}"
     return out
 
 
@@ -101,7 +108,7 @@ def test_thumbnails_select_heads_and_carry_the_roles(browser, sites):
         for item in shown["minis"] + shown["thumbs"]:
             label = want[(item["layer"], item["head"])]
             assert item["role"] == label, item
-            assert item["title"] and item["title"] == item["def"] and item["title"].startswith(label.split(" 0")[0])
+            assert item["title"] and item["title"] == item["def"] and item["title"].startswith(label.split(" \u00b7 ")[0].split(" 0")[0])
             assert f"({label})" in item["label"]
         assert all(t["w"] == T for t in shown["thumbs"])
         # Clicking a thumbnail selects its head.

@@ -141,3 +141,30 @@ def test_a_text_longer_than_the_window_is_cut_so_that_both_copies_fit(page, site
     assert r["text"][:half] == r["text"][half + 1:] and long.startswith(r["text"][:half])
     assert r["truncated"] is None  # both copies in the window
     assert page.console_errors == [] and page.page_errors == []
+
+
+def test_repeat_it_keeps_both_copies_whole_when_the_text_is_denser_at_its_start(page, site_url, reference):
+    """The cut is counted in tokens, not estimated from characters: a text whose start has more
+    tokens per character than the rest (made-up names, then plain words) still repeats whole,
+    as the longest start (cut before a space) whose two copies fit in the window."""
+    n_ctx = json.loads((CIRCUIT_MODEL / "meta.json").read_text(encoding="utf-8"))["config"]["n_ctx"]
+    names = " ".join(f"Zquorblax{i}xv Vrunqel{i}zz" for i in range(14))
+    long = f"{names} and then the cat sat on the mat and the dog sat by the door. " * 3
+    page.goto(f"{site_url}/index.html")
+    wait_live(page)
+    page.evaluate("(t) => { document.querySelector('attention-view').text = t; }", long)
+    view_result(page)
+    page.get_by_role("button", name="Repeat it").click()
+    page.wait_for_function("(t) => { const r = document.querySelector('attention-view').result;"
+                           " return r && r.text !== t && r.induction?.pinned; }", arg=long, timeout=30_000)
+    r = view_result(page)
+    half = (len(r["text"]) - 1) // 2
+    part = r["text"][:half]
+    assert r["text"] == f"{part} {part}" and long.startswith(part) and long[len(part)] == " "
+    ids = reference.ids(r["text"])
+    assert [t["id"] for t in r["tokens"]] == ids and r["truncated"] is None
+    assert len(ids) <= n_ctx
+    # The longest such start: one more word would not fit twice.
+    longer = long[: long.index(" ", len(part) + 1)]
+    assert len(reference.ids(f"{longer} {longer}")) > n_ctx
+    assert page.console_errors == [] and page.page_errors == []

@@ -2,9 +2,9 @@
 permalink uses the word when it names the token, and a word's pieces are drawn joined.
 
 The expected index is found here from `el.result`'s token texts with the word rule written out
-again (words.js: a token continues a word when it starts with a letter/digit/mark and the token
-before ends with one; an empty token continues always; a word pins its last token), and the
-tokens themselves are checked against Python `tokenizers`."""
+again (words.js: a token continues a word when it starts with a letter/digit/mark and the text
+before ends with one; an empty token, or one that starts with a mark, continues always; a word
+pins its last token), and the tokens themselves are checked against Python `tokenizers`."""
 
 from __future__ import annotations
 
@@ -26,10 +26,18 @@ def is_word_char(ch: str) -> bool:
     return bool(ch) and unicodedata.category(ch)[0] in "LNM"
 
 
+def is_mark(ch: str) -> bool:
+    import unicodedata
+
+    return bool(ch) and unicodedata.category(ch)[0] == "M"
+
+
 def words(texts: list[str]) -> list[tuple[int, int, str]]:
     out = []
+    before = ""  # the text before this token: its last non-empty token's
     for i, t in enumerate(texts):
-        joins = i > 0 and (t == "" or (is_word_char(t[:1]) and is_word_char(texts[i - 1][-1:])))
+        joins = i > 0 and (t == "" or is_mark(t[:1]) or (is_word_char(t[:1]) and is_word_char(before[-1:])))
+        before = t or before
         if joins:
             first, _, text = out[-1]
             out[-1] = (first, i, text + t)

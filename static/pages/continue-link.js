@@ -13,8 +13,10 @@ const KEY = "continue";
 /** N from a fragment's `continue=N`, or null. */
 export function continueCount(hash) {
   const value = new URLSearchParams(String(hash || "").replace(/^#/, "")).get(KEY);
+  // Digits only, as the view's own numbers (state.js): Number() would read "0x10" or "1e1".
+  if (value === null || !/^[0-9]+$/.test(value)) return null;
   const n = Number(value);
-  return value !== null && Number.isInteger(n) && n >= 1 ? n : null;
+  return Number.isSafeInteger(n) && n >= 1 ? n : null;
 }
 
 /**

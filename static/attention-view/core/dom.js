@@ -43,3 +43,31 @@ export function setHidden(el, hidden) {
 export function setAttr(el, name, value) {
   if (el.getAttribute(name) !== value) el.setAttribute(name, value);
 }
+
+/**
+ * Scrolls the least needed to show `el` whole (block "nearest"), smoothly unless the reader
+ * asked for reduced motion. Panels off screen keep a placeholder height until they are first
+ * scrolled to (content-visibility), so the first scroll can land short of a panel far below:
+ * once it has ended and they have their real height, a second one corrects it.
+ * @param {Element} el
+ */
+export function bringIntoView(el) {
+  const behavior = matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth";
+  const again = () => el.scrollIntoView({ block: "nearest", behavior });
+  el.scrollIntoView({ block: "nearest", behavior });
+  if (behavior === "auto" || !("onscrollend" in window)) {
+    requestAnimationFrame(() => requestAnimationFrame(again));
+    return;
+  }
+  // A scroll that had nowhere to go ends no scrolling: the listener must not wait for a later one.
+  const done = () => {
+    document.removeEventListener("scrollend", onEnd, true);
+    clearTimeout(timer);
+  };
+  const onEnd = () => {
+    done();
+    again();
+  };
+  const timer = setTimeout(done, 3000);
+  document.addEventListener("scrollend", onEnd, true);
+}

@@ -65,10 +65,17 @@ export const COMPACT = ["0", "1"];
  * @property {import("../model/head-set.js").Ablation} off
  */
 
-function toInt(value) {
-  if (value === null || value === undefined || value === "") return null;
+// Plain ASCII decimal integers only: Number() would read "" and " " as 0, "0x64" as 100 and
+// "1e3" as 1000, so a blank or odd value would pick a token, head or step instead of being
+// ignored like any other malformed value.
+const DECIMAL = /^-?[0-9]+$/;
+
+/** An attribute's integer, or null unless it is written as a plain decimal integer. */
+export function toInt(value) {
+  if (typeof value === "number") return Number.isSafeInteger(value) ? value : null;
+  if (typeof value !== "string" || !DECIMAL.test(value)) return null;
   const n = Number(value);
-  return Number.isInteger(n) ? n : null;
+  return Number.isSafeInteger(n) ? n : null;
 }
 
 export function clamp(n, lo, hi) {

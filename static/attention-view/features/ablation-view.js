@@ -5,10 +5,11 @@
 // rows moved. The runs come from the graph with its head_mask (the controller computes the
 // view's run for the state's `ablate`); `result` gets `ablated`, `topBaseline` and `nextToken`.
 
-import { h, setText, setHidden, setAttr } from "../core/dom.js";
+import { h, setText, setHidden, setAttr, bringIntoView } from "../core/dom.js";
 import { everyHeadOff, shortNames, longNames, pairedBars, nextTokenChange, ablationResult } from "./ablation.js";
 import { pieceLabel } from "../model/token-labels.js";
 import { percent } from "../readouts/readouts.js";
+import { isHeadOff } from "../model/head-set.js";
 
 const MAX_BARS = 10; // the union of two top-5 lists
 
@@ -97,11 +98,12 @@ function mountAblation(slots, ctx) {
     v.bodyRows.append(tr);
     return { tr, tok, baseFill, offFill, base, off, change };
   });
+  v.bars = h("div.table-scroll", {}, v.table);
   v.next = h("p.ablate-next");
   v.reset = h("button.story-button.ablate-reset", { type: "button", text: "Switch every head back on" });
   v.reset.addEventListener("click", () => ctx.act({ type: "ablate", ablate: null }));
   v.panel = h("section.panel.ablation-panel", { hidden: true }, v.title, v.error, v.intro, v.composition, v.all,
-    v.legend, h("div.table-scroll", {}, v.table), v.next, v.reset);
+    v.legend, v.bars, v.next, v.reset);
   // The screen-reader table of the row says which heads are off, as the greyed strips do.
   v.srState = h("td", { colspan: "2" });
   slots.put("row-table-foot", h("tfoot", {}, h("tr", {}, v.srState)));
@@ -114,7 +116,20 @@ function mountAblation(slots, ctx) {
       "next tokens are compared with every head on." }));
   }
 
+  // A head the reader just switched off: its paired bars, far below the grid, are brought into
+  // view once the run with it off is painted.
+  /** @type {[number, number]|null} */
+  let reveal = null;
+
   return {
+    translate(action) {
+      if (action.type === "preview") return undefined;
+      const switchesOff = action.type === "ablate" && "layer" in action && !compact &&
+        !isHeadOff(ctx.state()?.off?.heads, action.layer, action.head);
+      reveal = switchesOff ? [action.layer, action.head] : null;
+      return undefined;
+    },
+
     result(result, view) {
       Object.assign(result, ablationResult(view.run, view.pinned, (id) => {
         const piece = view.run.pieceOf(id);
@@ -134,6 +149,10 @@ function mountAblation(slots, ctx) {
         ? `Switched off: ${longNames(heads)}${everyHeadOff(heads, config) ? " (every head)" : ""}. The weights are the model's with ${heads.length === 1 ? "it" : "them"} off.`
         : "Every head is on.");
       if (!compact) paintPanel(v, vm, heads, errors, config);
+      if (reveal && isHeadOff(heads, reveal[0], reveal[1])) {
+        reveal = null;
+        bringIntoView(v.bars);
+      }
     },
   };
 }

@@ -96,12 +96,11 @@ export const induction = {
         const [layer, head] = circuit.head;
         if (!state.text.trim()) return null;
         if (!isRepeated(state.text)) {
-          // The text's tokens: those shown, unless it is longer than the window (then the count
-          // the truncation notice has, or an estimate from the shown part's characters per token).
-          const shownChars = run.labels.reduce((n, l) => n + l.text.length, 0) || 1;
-          const count = !run.truncated ? run.ids.length
-            : run.truncated.total ?? Math.ceil((state.text.length * run.ids.length) / shownChars);
-          pending = repeatedText(state.text, count, ctx.meta().config.n_ctx);
+          const model = ctx.model();
+          if (!model) return null;
+          const text = repeatedText(state.text, (t) => model.encode(t).ids.length, ctx.meta().config.n_ctx);
+          if (text === null) return null;
+          pending = text;
           return { type: "jump", text: pending, layer, head, token: null };
         }
         pending = state.text; // pinned once the head is on screen (paint)

@@ -73,6 +73,11 @@ export function formatAblate(heads) {
   return heads.length ? heads.map(([l, h]) => `${l}.${h}`).join(" ") : null;
 }
 
+/** Whether [layer, head] is among `heads` (1-based pairs, as parseAblate gives them). */
+export function isHeadOff(heads, layer, head) {
+  return !!heads?.some(([l, h]) => l === layer && h === head);
+}
+
 /** The canonical `ablate` with one head switched the other way. */
 export function toggleHead(ablate, layer, head, config) {
   const { heads } = parseAblate(ablate, config);

@@ -8,6 +8,8 @@
 // of it get an empty text plus a pointer to that token. Joining every token's `text` gives
 // back exactly the decoded input.
 
+import { wordsOf } from "./words.js";
+
 // GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves, the other 68 bytes
 // are shifted up to U+0100 and beyond, in byte order.
 const BYTE_OF_CHAR = (() => {
@@ -126,14 +128,49 @@ export function chipText(label) {
   return displayText(label.text);
 }
 
-/** A short name for a token in sentences and tables, e.g. «Alice» or «🙂 (part 2 of 3)». */
+// Shows at least one glyph: not only spaces, marks (combining accents, variation selectors)
+// or format characters (joiners). Applied to displayText's output, so controls count as shown.
+const GLYPH = /[^\s\p{M}\p{Cf}]/u;
+
+/**
+ * A short name for a token in sentences and tables, e.g. «Alice» or «🙂 (part 2 of 3)». A token
+ * whose characters show no glyph on their own (an emoji's variation selector, a combining
+ * accent) is named with the characters before it that it modifies: «❤️ (part 6 of 6)», not an
+ * invisible « (part 3 of 3)».
+ */
 export function tokenName(labels, t) {
   const label = labels[t];
-  const [a, b] = label.span;
-  const base = displayText(labels[label.owner].text).trim() || displayText(labels[label.owner].text)
-    .replace(/ /g, "\u2423");
+  let [a, b] = label.span;
+  let text = labels[label.owner].text;
+  if (displayText(text).trim() !== "") {
+    for (let k = label.owner - 1; k >= 0 && !GLYPH.test(displayText(text)); k--) {
+      text = labels[k].text + text;
+      a = Math.min(a, labels[k].span[0], k);
+    }
+  }
+  const shown = displayText(text);
+  const base = shown.trim() || shown.replace(/ /g, "\u2423");
   if (a === b) return base;
   return `${base} (part ${t - a + 1} of ${b - a + 1})`;
+}
+
+/**
+ * What a row's header calls token t: its word and, when the word has several tokens, the piece,
+ * as «dragon», piece «on». A piece that shows no character of its own (the tail bytes of a
+ * character split over several tokens, a variation selector) is named by its place instead:
+ * «❤️», piece 6 of 6. `names` are the tokens' tokenName.
+ * @param {TokenLabel[]} labels
+ * @param {string[]} names
+ * @param {number} t
+ */
+export function wordAndPiece(labels, names, t) {
+  const words = wordsOf(labels);
+  const w = words.list[words.wordOf[t]];
+  const word = w ? displayText(w.text).trim() : "";
+  if (!w || w.first === w.last || !GLYPH.test(word)) return `\u00ab${names[t]}\u00bb`;
+  const own = displayText(labels[t].text).trim();
+  const piece = GLYPH.test(own) && own !== word ? `\u00ab${own}\u00bb` : `${t - w.first + 1} of ${w.last - w.first + 1}`;
+  return `\u00ab${word}\u00bb, piece ${piece}`;
 }
 
 /** A label for one vocabulary entry on its own (predictions): its text, or its bytes in hex. */

@@ -3,8 +3,9 @@
 // sub-word pieces, and so the chips of one word can be drawn joined.
 //
 // A word is a maximal run of tokens in which every token after the first (a) starts with a
-// letter, digit or combining mark and (b) follows a token that ends with one; a token whose
-// text is empty (the tail bytes of a character split over several tokens) always continues
+// letter, digit or combining mark and (b) follows text that ends with one; a token whose text
+// is empty (the tail bytes of a character split over several tokens) or starts with a mark (an
+// emoji's variation selector, an accent: it modifies the character before) always continues
 // the word before it. So whitespace and punctuation always start a new word, and a
 // punctuation token is a word of its own: «Dor»«mouse» is one word, «"»«Off» two, «don»«'t»
 // two. A word's text is its tokens' text joined, without leading whitespace.
@@ -14,6 +15,7 @@
 // ("3", "-1") are always token indices (state.js); a word made of digits needs "#n".
 
 const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+const MARK = /^\p{M}/u;
 const cache = new WeakMap(); // labels array -> Words
 
 /**
@@ -28,10 +30,11 @@ export function wordsOf(labels) {
   if (words) return words;
   const wordOf = new Int32Array(labels.length);
   const list = [];
+  let prev = ""; // the text before this token (its last non-empty token's)
   for (let i = 0; i < labels.length; i++) {
     const text = labels[i].text;
-    const prev = i > 0 ? labels[i - 1].text : "";
-    const joins = i > 0 && (text === "" || (WORD_CHAR.test(text[0] ?? "") && WORD_CHAR.test(lastChar(prev))));
+    const joins = i > 0 && (text === "" || MARK.test(text) || (WORD_CHAR.test(text[0] ?? "") && WORD_CHAR.test(lastChar(prev))));
+    if (text !== "") prev = text;
     if (!joins) list.push({ first: i, last: i, text: "" });
     const w = list[list.length - 1];
     w.last = i;

@@ -9,6 +9,7 @@ import { h, setText } from "../core/dom.js";
 import { viewName, ordinal } from "../readouts/readouts.js";
 import { drawHeatmap } from "./charts.js";
 import { buildAxes, paintAxes, labelStep, HeatmapCursor, cellAt } from "./heatmap-axes.js";
+import { isHeadOff } from "../model/head-set.js";
 
 const CELL_KEYS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
@@ -24,9 +25,12 @@ export const heatmap = {
       title: "Row 0 is faded: the first token has nothing earlier to look at, so it always puts 100% on itself.",
     });
     const caption = h("p.caption");
-    const frame = h("div.heatmap-frame", {}, canvas, row0, marker);
+    // A head switched off is drawn greyed with an "off" badge, as its strip and thumbnail are.
+    const offBadge = h("span.off-badge", { "aria-hidden": "true", text: "off" });
+    const offNote = h("p.caption.map-off-note", { hidden: true });
+    const frame = h("div.heatmap-frame", {}, canvas, row0, marker, offBadge);
     const axes = buildAxes(frame);
-    slots.put("map", h("section.panel.map-panel", {}, title, axes.grid, axes.readout, caption));
+    const panel = slots.put("map", h("section.panel.map-panel", {}, title, offNote, axes.grid, axes.readout, caption));
     const skip = slots.put("top", h("a.skip-link", { href: "#heatmap", text: "Skip to the heatmap" }));
     skip.addEventListener("click", (e) => {
       e.preventDefault(); // the fragment cannot reach into the shadow root
@@ -65,7 +69,13 @@ export const heatmap = {
         if (!view.out) return;
         const { T } = view.out;
         const who = `\u00ab${view.names[view.shown]}\u00bb`;
-        setText(title, `${viewName(view.state)}: all ${T} \u00d7 ${T} weights`);
+        const { state } = view;
+        const off = state.view === "head" && isHeadOff(view.run.off?.heads, state.layer, state.head);
+        panel.classList.toggle("head-off", off);
+        offNote.hidden = !off;
+        setText(offNote, off ? `Switched off: layer ${state.layer} head ${state.head} still computes these weights, ` +
+          "but its output is zeroed, so nothing after it reads them (greyed)." : "");
+        setText(title, `${viewName(state)}${off ? " (switched off)" : ""}: all ${T} \u00d7 ${T} weights`);
         const step = labelStep(T);
         setText(caption, `Rows are queries, columns are keys; the outlined row is ${who}. ` +
           `Hatched cells are later tokens (masked); labels show every ${step === 1 ? "" : `${ordinal(step)} `}token. ` +

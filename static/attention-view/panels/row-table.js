@@ -8,6 +8,7 @@ import { h, setText, setHidden } from "../core/dom.js";
 import { viewRow, percent, viewName } from "../readouts/readouts.js";
 import { headRoles } from "../readouts/head-roles.js";
 import { trailing } from "../core/trailing.js";
+import { wordAndPiece } from "../model/token-labels.js";
 
 const TRAIL_MS = 150;
 
@@ -46,7 +47,7 @@ export const rowTable = {
       const { state } = view;
       const role = state.view === "head" && headRoles(view.meta).get(`${state.layer}:${state.head}`);
       setText(caption, values
-        ? `${viewName(state)}${role ? ` (${role.label})` : ""}: attention from \u00ab${view.names[view.shown]}\u00bb to each earlier token`
+        ? `${viewName(state)}${role ? ` (${role.label})` : ""}: attention from ${wordAndPiece(view.labels, view.names, view.shown)} to each earlier token`
         : "No tokens");
     };
 

@@ -8,9 +8,10 @@
 
 import { h, setText, setHidden, setAttr } from "../core/dom.js";
 import { steppedColor, ink, gradient, level, aboveEven, RELATIVE_SPAN } from "../readouts/palette.js";
-import { chipText } from "../model/token-labels.js";
+import { chipText, wordAndPiece } from "../model/token-labels.js";
 import { viewRow, rowSum, percent, wholePercent, viewName, ranked, spread } from "../readouts/readouts.js";
 import { wordsOf } from "../model/words.js";
+import { isHeadOff } from "../model/head-set.js";
 
 /**
  * One or two sentences about a row, written from its numbers only, e.g.
@@ -97,7 +98,8 @@ export const row = {
         const who = `\u00ab${names[shown]}\u00bb`;
         const mode = state.preview !== null && shown !== pinned ? " (hover preview)" : "";
         const later = view.labels.length - shown - 1;
-        setText(title, `${viewName(state)}: attention from ${who}${mode}`);
+        const off = state.view === "head" && isHeadOff(view.run.off?.heads, state.layer, state.head) ? " (switched off)" : "";
+        setText(title, `${viewName(state)}${off}: attention from ${wordAndPiece(view.labels, names, shown)}${mode}`);
         setText(sum, `Row sum ${percent(rowSum(values, shown + 1))} over ${shown + 1} token${shown ? "s" : ""}; ` +
           `${later} later token${later === 1 ? "" : "s"} masked.`);
         setText(explain, describeRow(values, shown, names, state));

@@ -10,6 +10,7 @@ import { h, setText, setAttr } from "../core/dom.js";
 import { viewRow, strongest } from "../readouts/readouts.js";
 import { rowGradient, keySpan } from "./charts.js";
 import { roleNodes, paintRoles } from "./roles.js";
+import { wordAndPiece } from "../model/token-labels.js";
 
 // What the two strips that are no single head show (a head's title is its role: roles.js).
 const VIEW_TITLES = {
@@ -82,7 +83,7 @@ export const strips = {
       paint(view) {
         if (!view.out) return;
         const { out, shown, state, names } = view;
-        setText(title, `Every head's row for \u00ab${names[shown]}\u00bb`);
+        setText(title, `Every head's row for ${wordAndPiece(view.labels, names, shown)}`);
         paintRoles(minis.filter((m) => m.view === "head"), view.meta, roles);
         for (const mini of minis) {
           const values = viewRow(out, { layer: mini.layer, head: mini.head || 1, view: mini.view }, shown);

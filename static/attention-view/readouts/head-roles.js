@@ -9,8 +9,10 @@
  * @property {string} role  e.g. "previous token"
  * @property {string|null} score  the score that defines the role (null for "diffuse")
  * @property {number|null} value  that score for this head
- * @property {string} label  e.g. "previous token 0.83", or just the role
- * @property {string} definition  what the role means, from meta.json `head_definitions`
+ * @property {string} label  e.g. "previous token 0.83", or just the role; with the head's part in
+ *   the circuit meta.json records, if any: "diffuse · feeds L2H4's induction"
+ * @property {string} definition  what the role means, from meta.json `head_definitions` (and the
+ *   circuit's sentence)
  */
 
 function fixed(v) {
@@ -83,5 +85,48 @@ export function headRoles(meta) {
       definition: definitions.get(head.role) || head.role,
     });
   }
+  for (const [key, part] of circuitParts(meta, roles)) {
+    const role = roles.get(key);
+    if (!role) continue;
+    roles.set(key, { ...role, label: `${role.label} \u00b7 ${part.label}`, definition: `${role.definition} ${part.sentence}` });
+  }
   return roles;
+}
+
+const short = (h) => `L${h.layer}H${h.head}`;
+
+/**
+ * The circuit meta.json records (export/circuit.py: a later head and the earlier head it
+ * composes with), as what each of the two does in it: the later head "reads L1H2", the earlier
+ * one "feeds L2H4's induction", plus a sentence with the score it loses. Only while the later
+ * head has the role of the score the circuit records (a training step before the circuit formed
+ * keeps meta.json's record, but not the role).
+ * @param {any} meta
+ * @param {Map<string, HeadRole>} roles
+ * @returns {Map<string, {label: string, sentence: string}>}
+ */
+function circuitParts(meta, roles) {
+  const parts = new Map();
+  const c = meta.circuit;
+  const later = c?.head;
+  const earlier = c?.composes_with;
+  if (!later || !earlier) return parts;
+  const role = roles.get(`${later.layer}:${later.head}`);
+  const score = role?.score;
+  if (!score || !Number.isFinite(c[score])) return parts;
+  const words = score.replace(/_/g, " ");
+  const off = Array.isArray(c.switch_off)
+    ? c.switch_off.find((x) => x && x.layer === earlier.layer && x.head === earlier.head) : null;
+  const falls = Number.isFinite(off?.[score]) ? ` falls from ${fixed(c[score])} to ${fixed(off[score])}` : " falls";
+  parts.set(`${later.layer}:${later.head}`, {
+    label: `reads ${short(earlier)}`,
+    sentence: `In the circuit: it reads what ${short(earlier)} writes; with ${short(earlier)} switched off, its ` +
+      `${words} score${falls}.`,
+  });
+  parts.set(`${earlier.layer}:${earlier.head}`, {
+    label: `feeds ${short(later)}\u2019s ${role.role}`,
+    sentence: `In the circuit: ${short(later)} (${role.role}) reads what this head writes; with this head switched ` +
+      `off, ${short(later)}\u2019s ${words} score${falls}.`,
+  });
+  return parts;
 }

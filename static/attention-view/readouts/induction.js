@@ -64,22 +64,45 @@ export function exampleRow(rows, pNext, stripe) {
 }
 
 /**
- * `text` followed by itself, shortened first (at a space, when there is one) so that both
- * copies fit in the model's window: `count` is the tokens `text` has now, `nCtx` the window.
+ * `text` followed by itself, shortened first so that both copies fit whole in the model's
+ * window: the longest start of it (cut before a space, when it has one) whose repeat has at
+ * most `nCtx` tokens, counted by `tokensOf` (the model's tokenizer). Null when not even one
+ * word fits twice. Counted, not estimated from characters: a text's tokens per character vary
+ * along it, and an estimate that ran over cut the first copy off at the window's start.
  * @param {string} text
- * @param {number} count
+ * @param {(text: string) => number} tokensOf
  * @param {number} nCtx
+ * @returns {string|null}
  */
-export function repeatedText(text, count, nCtx) {
+export function repeatedText(text, tokensOf, nCtx) {
   const base = text.trimEnd();
-  const room = Math.floor((nCtx - 1) / 2); // tokens per copy, with one to spare at the seam
-  let part = base;
-  if (count > room) {
-    const cut = Math.floor((base.length * room) / count);
-    const space = base.lastIndexOf(" ", cut);
-    part = base.slice(0, space > 0 ? space : cut);
+  const twice = (part) => `${part} ${part.trimStart()}`;
+  if (tokensOf(twice(base)) <= nCtx) return twice(base);
+  // How far a copy can reach, found by doubling: a pasted book is never tokenized whole.
+  let reach = nCtx * 4;
+  while (reach < base.length && tokensOf(twice(base.slice(0, reach))) <= nCtx) reach *= 2;
+  const ends = cutsOf(base, Math.min(reach, base.length));
+  // The longest start that fits: a longer start never has fewer tokens, so search by halves.
+  let lo = -1;
+  let hi = ends.length;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (tokensOf(twice(base.slice(0, ends[mid]))) <= nCtx) lo = mid;
+    else hi = mid;
   }
-  return `${part} ${part.trimStart()}`;
+  return lo >= 0 ? twice(base.slice(0, ends[lo])) : null;
+}
+
+/** Where `text` may be cut before `reach`: before each space after a non-space, else between code points. */
+function cutsOf(text, reach) {
+  const ends = [];
+  for (let i = 1; i < reach; i++) if (text[i] === " " && text[i - 1] !== " ") ends.push(i);
+  if (ends.length) return ends;
+  for (let i = 1; i < reach; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0xdc00 || code > 0xdfff) ends.push(i);
+  }
+  return ends;
 }
 
 /** Whether `text` is already `repeatedText` of something (the button then finds the best row). */

@@ -5,7 +5,7 @@
 // No DOM in this module: it takes the element's public `result` and returns strings, so it
 // runs under Node as well (the tests use that).
 
-import { labelTokens, tokenName, chipText, displayText } from "../model/token-labels.js";
+import { labelTokens, tokenName, chipText, displayText, wordAndPiece } from "../model/token-labels.js";
 import { viewMatrix, viewName, wholePercent } from "../readouts/readouts.js";
 import { color, ink } from "../readouts/palette.js";
 import { outputsOf } from "../model/result.js";
@@ -118,7 +118,7 @@ export function scene(result) {
   const inner = WIDTH - 2 * PAD;
   let y = PAD;
 
-  const title = `${d.title}: attention from \u00ab${names[q]}\u00bb`;
+  const title = `${d.title}: attention from ${wordAndPiece(d.labels, names, q)}`;
   items.push(label(PAD, y + 18, title, 18, FG, { bold: true, maxWidth: inner }));
   y += 30;
   // A text longer than the model's context is cut to its last tokens: quote what is shown.
