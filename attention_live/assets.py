@@ -16,6 +16,7 @@ Nothing partial is written: the copy goes to a sibling folder first and is renam
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -34,11 +35,24 @@ def is_copy(folder: Path) -> bool:
     return (folder / ENTRY).is_file() and (folder / "model" / "meta.json").is_file()
 
 
+def _path(dest) -> Path:
+    """`dest` as a Path the file system can take, or AssetsError."""
+    if not isinstance(dest, (str, os.PathLike)):
+        raise AssetsError(f"the destination must be a folder's path, not {type(dest).__name__}")
+    try:
+        if "\0" in os.fsdecode(dest):
+            raise ValueError("a NUL character")
+        os.fsencode(dest)
+    except ValueError as err:  # UnicodeEncodeError included: a lone surrogate has no bytes
+        raise AssetsError(f"{os.fsdecode(dest)!r} is no path this file system can take ({err})")
+    return Path(dest)
+
+
 def copy_assets(dest: Path) -> Path:
     """Copies the embed files to `dest` (replacing an earlier copy); returns `dest`."""
     if not (EMBED / ENTRY).is_file():
         raise AssetsError(f"the embed files are not built ({EMBED} is missing): install the wheel `make wheel` builds")
-    dest = Path(dest)
+    dest = _path(dest)
     if dest.exists() and not dest.is_dir():
         raise AssetsError(f"{dest} is a file: give a folder")
     if dest.is_dir() and any(dest.iterdir()) and not is_copy(dest):

@@ -79,3 +79,18 @@ def test_the_assets_command_refuses_with_one_line(venv, tmp_path, setup, words):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ") and words in done.stderr
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # nothing written
+
+
+def test_the_assets_function_refuses_what_is_no_path(venv, tmp_path):
+    code = ("from attention_live.assets import AssetsError, copy_assets\n"
+            "for dest in (None, 5, 'a\\x00b', 'cut\\ud83d'):\n"
+            "    try:\n"
+            "        copy_assets(dest)\n"
+            "    except AssetsError as err:\n"
+            "        print(err)\n")
+    done = subprocess.run([str(venv), "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["the destination must be a folder's path, not NoneType", "the destination must be a folder's path, not int"]
+    assert len(lines) == 4 and all("is no path this file system can take" in line for line in lines[2:])
+    assert list(tmp_path.iterdir()) == []
