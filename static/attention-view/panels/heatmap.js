@@ -27,7 +27,7 @@ export const heatmap = {
     const caption = h("p.caption");
     // A head switched off is drawn greyed with an "off" badge, as its strip and thumbnail are.
     const offBadge = h("span.off-badge", { "aria-hidden": "true", text: "off" });
-    const offNote = h("p.caption.map-off-note", { hidden: true });
+    const offNote = h("p.map-off-note", { hidden: true });
     const frame = h("div.heatmap-frame", {}, canvas, row0, marker, offBadge);
     const axes = buildAxes(frame);
     const panel = slots.put("map", h("section.panel.map-panel", {}, title, offNote, axes.grid, axes.readout, caption));
