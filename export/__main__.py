@@ -120,8 +120,8 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
         measured = measure_model(run, tokenizer, counts, heldout_text, cfg.n_layer, cfg.n_head, cfg.n_ctx)
     except ValueError as exc:  # e.g. a held-out part too short to measure
         raise UserError(f"cannot measure the heads: {exc}.")
-    default = default_view.choose(run, tokenizer, measured["heads"], PROBE_TEXT.read_text(encoding="utf-8"),
-                                  cfg.n_layer, cfg.n_head, cfg.n_ctx, text, layer, head)
+    default = default_view.choose(run, tokenizer, measured["heads"], heldout_text, cfg.n_layer, cfg.n_head, cfg.n_ctx,
+                                  text, layer, head, example_source=measured["definitions"]["example_source"])
 
     golden = golden_outputs(session, tokenizer, default["text"])
     circuit = measure_circuit(run, measured["heads"], counts, cfg.n_layer, cfg.n_head, cfg.n_ctx)

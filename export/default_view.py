@@ -6,12 +6,16 @@ needs a particular word, and what it cannot measure it leaves out instead of ass
    export/data/speaker_sentences.tsv) has its largest weight on the speaker in at least
    STORY_MIN_SHARE of those sentences. The page then opens on the first sentence of that set, in
    file order, where the head does so with at least DECISIVE of the row.
-2. Otherwise the most decisive row of the strongest head on the probe text: of every head's
-   example (export/heads.py, searched in export/probe_text.txt), the one with the largest weight
-   on an earlier token that is neither the query nor token 0.
+2. Otherwise the most decisive row of the strongest head on the examples' text: of every head's
+   example (export/heads.py: one-line spans of the held-out text, or of the sample text
+   export/probe_text.txt when the held-out text has none long enough), the one with the largest
+   weight on an earlier token that is neither the query nor token 0. Without any example, the
+   first line of the held-out text.
 3. `--text/--layer/--head` pin what they name; the rest is chosen as above (a given text is
    pinned at its last token). The story stays attached only when it is still the story's head
    on a sentence of the set where the head agrees.
+
+`source` records where the opening sentence comes from, for the pages to say.
 
 With the view chosen, `switch_off` measures composition: the view's top weight with each head of
 an earlier layer switched off in turn (head_mask), so a page can say how much the view depends on
@@ -36,7 +40,12 @@ DIGITS = 4
 RULE = ("the speaker story when the vocabulary has «said» and the speaker head (largest mean weight on the "
         f"speaker at «said» over the speaker sentences) puts its largest weight on the speaker in >= {STORY_MIN_SHARE:.0%} "
         f"of them: the first of those sentences where that weight is >= {DECISIVE}; else the most decisive example row "
-        "of any head on the probe text (largest weight on an earlier token that is neither the query nor token 0)")
+        "of any head on the examples' text (largest weight on an earlier token that is neither the query nor token 0)")
+# meta.json default.source: where the opening sentence comes from (the examples' source, from
+# export/heads.py, is the third possibility).
+STORY_SOURCE = "speaker sentence set export/data/speaker_sentences.tsv"
+HELDOUT_SOURCE = "held-out text"
+GIVEN_SOURCE = "given with --text"
 SWITCH_OFF_RULE = ("the default view's weight on its top key with each head of an earlier layer switched off "
                    "(head_mask 0), one at a time")
 
@@ -107,27 +116,34 @@ def switch_off(run, ids: list[int], view: dict, n_layer: int, n_head: int) -> li
     return out
 
 
-def choose(run, tokenizer, heads: list[dict], probe_text: str, n_layer: int, n_head: int, n_ctx: int,
-           text: str | None = None, layer: int | None = None, head: int | None = None) -> dict:
-    """meta.json `default`: the view, how it was chosen, its story (or None) and its switch-off
-    figures (None in layer 1). `heads` is measure_heads' list (with examples)."""
+def first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), text.strip())
+
+
+def choose(run, tokenizer, heads: list[dict], heldout_text: str, n_layer: int, n_head: int, n_ctx: int,
+           text: str | None = None, layer: int | None = None, head: int | None = None,
+           example_source: str = HELDOUT_SOURCE) -> dict:
+    """meta.json `default`: the view, how it was chosen, where its sentence comes from, its story
+    (or None) and its switch-off figures (None in layer 1). `heads` is measure_heads' list (with
+    examples, searched in `example_source`)."""
     told = story(run, tokenizer, n_layer, n_head)
     example = strongest_example(heads)
     if told is not None:
         auto = {"text": told["text"], "layer": told["layer"], "head": told["head"], "token": None}
-        chosen_by = "speaker story"
+        chosen_by, source = "speaker story", STORY_SOURCE
     elif example is not None:
         ex = example["example"]
         auto = {"text": ex["text"], "layer": example["layer"], "head": example["head"], "token": ex["token"]}
-        chosen_by = "most decisive example"
-    else:  # no example could be measured (a context too short for the probe spans)
-        ids = tokenizer.encode(probe_text.split("\n")[0]).ids[:n_ctx]
+        chosen_by, source = "most decisive example", example_source
+    else:  # no example could be measured (a context too short for an example span)
+        ids = tokenizer.encode(first_line(heldout_text)).ids[:n_ctx]
         auto = {"text": tokenizer.decode(ids).strip(), "layer": 1, "head": 1, "token": None}
-        chosen_by = "first probe sentence"
+        chosen_by, source = "first held-out line", HELDOUT_SOURCE
     given = {k: v for k, v in (("text", text), ("layer", layer), ("head", head)) if v is not None}
     view = {**auto, **given}
     if "text" in given:
         view["token"] = None
+        source = GIVEN_SOURCE
     if given:
         chosen_by = "given: " + ", ".join(f"--{k}" for k in given)
     ids = tokenizer.encode(view["text"]).ids
@@ -140,7 +156,7 @@ def choose(run, tokenizer, heads: list[dict], probe_text: str, n_layer: int, n_h
                    and view["text"] in told["agreeing_texts"] and view["token"] == len(ids) - 1)
     out = {**view, "view": "head", "top_weight": round(float(row[top]), DIGITS), "top_key": top,
            "query_text": tokenizer.decode([ids[view["token"]]]), "top_key_text": tokenizer.decode([ids[top]]),
-           "chosen_by": chosen_by, "rule": RULE,
+           "chosen_by": chosen_by, "source": source, "rule": RULE,
            "story": told["record"] if keeps_story else None}
     out["switch_off"] = ({"rule": SWITCH_OFF_RULE, "heads": switch_off(run, ids, out, n_layer, n_head)}
                          if out["layer"] > 1 else None)

@@ -10,8 +10,9 @@ registry in `export/head_scores.py`; this module builds the data each kind is me
 - repeated random sequences: 64 sequences of 63 tokens (fewer when the context is shorter than
   126: half of it) drawn uniformly, with a seeded numpy Generator, from `candidate_ids`, each
   repeated twice (126 tokens, within the 128 context);
-- examples: short spans of a text (export passes its own prose, never a book), measured on that short text itself so that the
-  figures the page shows for it are exactly these.
+- examples: one-line spans of the held-out text (export/examples' source: the sample text
+  export/probe_text.txt instead when the held-out text has no span long enough), each measured
+  on that short text itself so that the figures the page shows for it are exactly these.
 """
 
 from __future__ import annotations
@@ -29,8 +30,11 @@ Run = Callable[[np.ndarray, np.ndarray | None], tuple[np.ndarray, np.ndarray]]
 """run(ids [W, T] int64, head_mask [n_layer, n_head] float32 or None)
 -> (logits [W, T, V] float32, attention [W, n_layer, n_head, T, T] float32)"""
 
-# Our own prose: examples are searched here, so that no sentence of a book is ever committed.
+# Prose written for this project: the examples' text when the held-out text has no span long
+# enough to be one (a very short text, or a context shorter than a span), and then named as such.
 PROBE_TEXT = Path(__file__).resolve().parent / "probe_text.txt"
+HELDOUT_SOURCE = "held-out text"
+SAMPLE_SOURCE = "sample text export/probe_text.txt"
 N_SEQUENCES = 64
 N_REPEAT = 63  # 2 x 63 = 126 tokens fit the 128-token context
 MIN_SEEN = 3  # a token seen fewer times in training has an embedding too rough to say anything
@@ -211,7 +215,7 @@ def find_examples(run: Run, heldout_ids, roles: list[list[str]], decode, encode,
 
 # --- everything -----------------------------------------------------------------------------------
 
-def definitions(window: int, n_windows: int, n_repeat: int, seed: int) -> dict:
+def definitions(window: int, n_windows: int, n_repeat: int, seed: int, example_source: str = HELDOUT_SOURCE) -> dict:
     """meta.json's `head_definitions`: each registered score's definition under its own name (the
     browser reads them there), the registry as a table (`scores`), the data and the roles."""
     return {
@@ -224,18 +228,21 @@ def definitions(window: int, n_windows: int, n_repeat: int, seed: int) -> dict:
         "even_attention": {k: round(v, DIGITS) for k, v in hs.even_attention_scores(window, n_repeat).items()},
         "roles": hs.role_table(),
         "role_rule": "groups in order; the first group with a passing score gives the role, the largest passing score within it; else 'diffuse'",
-        "example": f"over one-line spans of held-out text ({EXAMPLE_MIN_TOKENS}+ tokens, measured on that text alone): "
-                   f"the query (q >= {EXAMPLE_MIN_QUERY}) and key with the largest weight, the key being neither the query "
-                   "nor key 0 unless the role is 'self' or 'first token'",
+        "example": f"over one-line spans of the {example_source} ({EXAMPLE_MIN_TOKENS}+ tokens, measured on that text "
+                   f"alone): the query (q >= {EXAMPLE_MIN_QUERY}) and key with the largest weight, the key being neither "
+                   "the query nor key 0 unless the role is 'self' or 'first token'",
+        # Where the example sentences come from, for the pages to say (HELDOUT_SOURCE or SAMPLE_SOURCE).
+        "example_source": example_source,
     }
 
 
 def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: int, n_ctx: int = 128,
-                  seed: int = 0, decode=None, encode=None, ablation: bool = True, example_ids=None) -> dict:
+                  seed: int = 0, decode=None, encode=None, ablation: bool = True, example_ids=None,
+                  example_source: str = HELDOUT_SOURCE) -> dict:
     """Every head's scores, role and example; in_context_gain; the definitions. Figures rounded to 4
     decimals. `example` is None without decode/encode; `ablation_nats` is None with ablation=False
-    (for a graph without head_mask). Examples are searched in `example_ids` when given (export
-    passes its own prose, so that no sentence of a book is committed), else in the held-out ids."""
+    (for a graph without head_mask). Examples are searched in `example_ids` when given (named by
+    `example_source`), else in the held-out ids."""
     windows = heldout_windows(heldout_ids, n_ctx)
     n_repeat = n_repeat_for(n_ctx)
     logits, att = run(windows, None)
@@ -269,15 +276,26 @@ def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: in
         "heads": heads,
         "in_context_gain": round(gain, DIGITS),
         "heldout_loss_nats": round(base_loss, DIGITS),
-        "definitions": definitions(windows.shape[1], len(windows), n_repeat, seed),
+        "definitions": definitions(windows.shape[1], len(windows), n_repeat, seed, example_source),
     }
+
+
+def example_source(tokenizer, heldout_text: str, n_ctx: int) -> tuple[str, list[int]]:
+    """(source name, ids) of the text the examples are searched in: the held-out text, the
+    model's own, unless it has no span long enough to be an example; then the sample text."""
+    decode, encode = (lambda ids: tokenizer.decode(ids)), (lambda text: tokenizer.encode(text).ids)
+    ids = encode(heldout_text)
+    if _example_texts(np.asarray(ids), decode, encode, n_ctx):
+        return HELDOUT_SOURCE, ids
+    return SAMPLE_SOURCE, encode(PROBE_TEXT.read_text(encoding="utf-8"))
 
 
 def measure_model(run: Run, tokenizer, token_counts, heldout_text: str, n_layer: int, n_head: int,
                   n_ctx: int) -> dict:
     """`measure_heads` as export runs it (and the tests re-run it): held-out scores, repeated
-    sequences from the tokens seen >= 3 times in training, examples from PROBE_TEXT."""
+    sequences from the tokens seen >= 3 times in training, examples from `example_source`."""
+    source, example_ids = example_source(tokenizer, heldout_text, n_ctx)
     return measure_heads(
         run, tokenizer.encode(heldout_text).ids, seen_tokens(token_counts), n_layer, n_head, n_ctx,
         decode=lambda ids: tokenizer.decode(ids), encode=lambda text: tokenizer.encode(text).ids,
-        example_ids=tokenizer.encode(PROBE_TEXT.read_text(encoding="utf-8")).ids)
+        example_ids=example_ids, example_source=source)

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""The README's and docs/model.md's figures about the shipped model, written from its meta.json
-(and timeline.json), never by hand, so that they stay true after `make ship`:
+"""The README's and docs/model.md's figures about the shipped model, and the snippets and sizes
+of the README and docs (site/doc_snippets.py), written from its meta.json (and timeline.json) and
+the files a build copies, never by hand, so that they stay true after `make ship`:
 
     python site/doc_numbers.py            # rewrite the generated blocks in place
     python site/doc_numbers.py --check    # exit 1 if a block is out of date (tests/test_doc_numbers.py)
 
-Each document holds its block between two marker comments; everything else in it is prose that
-states no figure of the model.
+README.md and docs/model.md hold the figures between two marker comments; any document marks
+a snippet or size with `<!-- generated: NAME -->...<!-- /generated -->`. Everything else is prose
+that states no figure of the model.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from doc_snippets import fill, parts  # noqa: E402
 from model_facts import circuit_reads, curriculum, percent, token_text, training_texts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,7 +85,8 @@ def summary_rows(meta: dict) -> list[tuple[str, str]]:
 
 def heads_table(meta: dict) -> list[str]:
     """Every head: role, the scores that decide roles, and its most decisive example row."""
-    lines = ["| head | role | previous token | induction | row max | ablation (nats) | its most decisive row on our probe text |",
+    source = (meta.get("head_definitions") or {}).get("example_source") or "examples' text"
+    lines = [f"| head | role | previous token | induction | row max | ablation (nats) | its most decisive row on the {source} |",
              "|---|---|---|---|---|---|---|"]
     for h in meta["heads"]:
         s, ex = h["scores"], h.get("example")
@@ -101,16 +105,21 @@ def block(meta: dict, heads: bool) -> str:
     return "\n".join(lines + ["", END])
 
 
+# The documents with a figures block (True: with the heads table); every document may hold
+# snippets and sizes.
 DOCUMENTS = {ROOT / "README.md": False, ROOT / "docs" / "model.md": True}
+SNIPPET_DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def rewritten(path: Path, meta: dict, heads: bool) -> str:
+def rewritten(path: Path, meta: dict, values: dict[str, str]) -> str:
     text = path.read_text(encoding="utf-8")
-    if text.count(BEGIN) != 1 or text.count(END) != 1:
-        raise SystemExit(f"error: {path} needs exactly one pair of generated-figure markers")
-    head, rest = text.split(BEGIN)
-    _, tail = rest.split(END)
-    return head + block(meta, heads) + tail
+    if path in DOCUMENTS:
+        if text.count(BEGIN) != 1 or text.count(END) != 1:
+            raise SystemExit(f"error: {path} needs exactly one pair of generated-figure markers")
+        head, rest = text.split(BEGIN)
+        _, tail = rest.split(END)
+        text = head + block(meta, DOCUMENTS[path]) + tail
+    return fill(text, values)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,9 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", type=Path, default=MODEL)
     ns = p.parse_args(argv)
     meta = json.loads((ns.model / "meta.json").read_text(encoding="utf-8"))
-    stale = []
-    for path, heads in DOCUMENTS.items():
-        new = rewritten(path, meta, heads)
+    stale, values = [], parts(meta)
+    for path in SNIPPET_DOCUMENTS:
+        new = rewritten(path, meta, values)
         if new != path.read_text(encoding="utf-8"):
             stale.append(path)
             if not ns.check:

@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from model_charts import curve, grouped, quality
-from model_facts import circuit_reads, counted, curriculum, token_text
+from model_facts import asked_vocab, circuit_reads, counted, curriculum, token_text
 
 # The widget's state keys (its schema, static/attention-view/core/state.js SCHEMA, written out by
 # `make schema`): the live page's permalink writes them in this order.
@@ -74,6 +74,8 @@ def architecture(meta: dict) -> list[dict]:
         ("vocab_size", "Vocabulary", "byte-level BPE tokens"),
     ]:
         if key in cfg:
+            if key == "vocab_size" and (asked := asked_vocab(meta)):
+                note = f"{note}; asked {grouped(asked)}, the text supports {grouped(cfg[key])}"
             rows.append({"label": label, "value": grouped(cfg[key]), "id": key, "note": note})
     if cfg.get("attn_only_layers"):
         rows.append({"label": "Attention-only layers", "value": grouped(cfg["attn_only_layers"]),

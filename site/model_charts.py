@@ -133,6 +133,17 @@ def curve(meta: dict) -> dict | None:
         "refs": refs,
         "rows": [{"step": grouped(s), "bpc": bpc_text(v), "best": s == best_step} for s, v in history],
         "first_text": bpc_text(bpcs[0]), "first_step": grouped(steps[0]), "last_step": grouped(steps[-1]),
-        "label": (f"Held-out bits per character fell from {bpc_text(bpcs[0])} at step {grouped(steps[0])} "
-                  f"to {bpc_text(best[1])} at step {grouped(best_step)}, the best step"),
+        "label": curve_label(history, best_step, best[1]),
     }
+
+
+def curve_label(history: list, best_step: int, best_bpc: float) -> str:
+    """The curve in one sentence that fits it: one evaluation, no fall, or a fall."""
+    (first_step, first_bpc), last_step = history[0][:2], history[-1][0]
+    if len(history) == 1:
+        return f"Held-out bits per character was measured once: {bpc_text(first_bpc)} at step {grouped(first_step)}"
+    if bpc_text(best_bpc) == bpc_text(first_bpc):
+        return (f"Held-out bits per character did not fall below {bpc_text(first_bpc)}, its value at step "
+                f"{grouped(first_step)}, in the evaluations up to step {grouped(last_step)}")
+    return (f"Held-out bits per character fell from {bpc_text(first_bpc)} at step {grouped(first_step)} "
+            f"to {bpc_text(best_bpc)} at step {grouped(best_step)}, the best step")

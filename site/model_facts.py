@@ -7,6 +7,12 @@ templates then leave that sentence out. Imported by site/build.py (and site/mode
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+# The model this repository ships: a site built on any other calls its model "the exported
+# model", never "the shipped model".
+SHIPPED_META = Path(__file__).resolve().parent.parent / "static" / "model" / "meta.json"
 # A view "barely depends" on the earlier heads when no single one of them, switched off, moves
 # its top weight by more than this (in share of the row).
 BARELY = 0.10
@@ -29,6 +35,15 @@ def token_text(text: str | None) -> str:
     if text is None:
         return "?"
     return text.strip() or "\u2423" * max(len(text), 1)
+
+
+def asked_vocab(meta: dict) -> int | None:
+    """The vocabulary size training asked for, when the tokenizer ended smaller (a short text runs
+    out of merges before it): the trainer's recorded flag, else None."""
+    args = meta.get("train_args") or {}
+    asked = (args.get("model") or {}).get("vocab_size", args.get("vocab_size"))
+    real = (meta.get("config") or {}).get("vocab_size")
+    return asked if isinstance(asked, int) and isinstance(real, int) and asked > real else None
 
 
 def training_texts(meta: dict) -> dict:
@@ -122,10 +137,21 @@ def second_view(meta: dict) -> dict:
         best = max(others, key=lambda h: (h["layer"] != here[0], h["example"]["weight"]))
         ex = best["example"]
         return {"text": ex["text"], "layer": best["layer"], "head": best["head"], "token": ex["token"],
-                "query": token_text(ex.get("query_text")), "pinned": "where that head puts its largest weight"}
+                "query": token_text(ex.get("query_text")), "pinned": "where that head puts its largest weight",
+                "where": example_span(meta)}
     head = 1 if here[1] != 1 else cfg.get("n_head", 1)
     return {"text": d.get("text", ""), "layer": here[0], "head": head, "token": -1, "query": None,
-            "pinned": "on its last token"}
+            "pinned": "on its last token", "where": "the opening sentence"}
+
+
+def example_span(meta: dict) -> str:
+    """What a head's example sentence is, in a phrase: "a span of the model's held-out text"."""
+    source = (meta.get("head_definitions") or {}).get("example_source") or ""
+    if source.startswith("held-out text"):
+        return "a span of the model's held-out text"
+    if source.startswith("sample text"):
+        return f"a span of the sample text {source.removeprefix('sample text').strip()}"
+    return "another sentence"
 
 
 def slopes(meta: dict) -> dict | None:
@@ -137,8 +163,56 @@ def slopes(meta: dict) -> dict | None:
     return {"steepest": f"{max(values):.3g}", "gentlest": f"{min(values):.3g}"}
 
 
+def is_shipped(meta: dict) -> bool:
+    """Whether `meta` is the shipped model's (static/model/meta.json), by content."""
+    try:
+        return json.loads(SHIPPED_META.read_text(encoding="utf-8")) == meta
+    except (OSError, ValueError):
+        return False
+
+
+def final_model(meta: dict) -> dict:
+    """What the pages call the model the folder holds (the last point of its training):
+    {"name": "the shipped model" | "the exported model", "title": "Shipped" | "Exported"}."""
+    shipped = is_shipped(meta)
+    return {"shipped": shipped, "name": "the shipped model" if shipped else "the exported model",
+            "title": "Shipped" if shipped else "Exported"}
+
+
+def source_phrase(source: str | None, meta: dict) -> str | None:
+    """A sentence source recorded at export (meta.json default.source,
+    head_definitions.example_source), in words; None when meta.json records none."""
+    if not source:
+        return None
+    corpus = meta.get("corpus") or {}
+    if source.startswith("held-out text"):
+        name, chars, held = corpus.get("name"), corpus.get("chars"), corpus.get("heldout_chars")
+        where = f" (the last {held / chars:.0%} of {name}, which the model never trained on)" if name and chars and held else ""
+        return f"the model's own held-out text{where}"
+    if source.startswith("sample text"):
+        path = source.removeprefix("sample text").strip()
+        return (f"the sample text {path}, prose written for this project, not the model's own text "
+                "(its held-out text has no span long enough to be an example)")
+    if source.startswith("speaker sentence set"):
+        path = source.removeprefix("speaker sentence set").strip()
+        s = ((meta.get("default") or {}).get("story") or {}).get("sentence_set") or {}
+        size = f" of {s['total']} sentences" if s.get("total") else ""
+        return f"the speaker sentence set ({path}), a fixed test set{size} written for this project"
+    if source.startswith("given"):
+        return "a sentence given at export (--text)"
+    return source
+
+
+def sources(meta: dict) -> dict:
+    """{"default", "examples"}: where the opening sentence and the heads' example sentences come
+    from, in words (None where meta.json does not record it)."""
+    return {"default": source_phrase((meta.get("default") or {}).get("source"), meta),
+            "examples": source_phrase((meta.get("head_definitions") or {}).get("example_source"), meta)}
+
+
 def facts(meta: dict) -> dict:
     return {"texts": training_texts(meta), "switch_off": switch_off(meta), "second_view": second_view(meta),
+            "final": final_model(meta), "sources": sources(meta),
             "slopes": slopes(meta), "story": (meta.get("default") or {}).get("story"), "circuit_reads": circuit_reads(meta),
             "circuit_reader": circuit_reader(meta), "circuit_view": circuit_view(meta)}
 

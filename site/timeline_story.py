@@ -17,7 +17,7 @@ Imported by site/build.py, which puts site/ on the import path.
 from __future__ import annotations
 
 from model_card import permalink_hash
-from model_facts import counted
+from model_facts import counted, final_model
 
 SPEEDUP = 1.5  # "faster than just before": at least this many times the fall per step
 MIN_DROP = 0.02  # ... and at least this many bits per character over the interval
@@ -174,7 +174,8 @@ def story(meta: dict, timeline: dict | None) -> dict | None:
     out = {
         "snapshots": len(points) - 1, "snapshots_text": counted(len(points) - 1, "snapshot"),
         "first_step": grouped(first["step"]), "last_snapshot_step": grouped(points[-2]["step"]),
-        "shipped_step": grouped(last["step"]),
+        "shipped_step": grouped(last["step"]), "final_name": final_model(meta)["name"],
+        "final_title": final_model(meta)["title"],
         "bpc_first": f"{first['heldout_bpc']:.2f}", "bpc_shipped": f"{last['heldout_bpc']:.2f}",
         "heads": heads, "others": without_role(meta, timeline, heads),
         "verdict": "sudden" if sudden else "gradual", "rule": RULE,

@@ -48,3 +48,27 @@ def other_model(base: Path) -> dict[str, Path]:
     exported = run("export", "--checkpoint", paths["checkpoint"], "--corpus", paths["corpus"], "--out", paths["model"])
     assert exported.returncode == 0, exported.stderr[-2000:]
     return paths
+
+
+SHORT_NAME = "mystory"
+
+
+def short_model(base: Path) -> dict[str, Path]:
+    """A model as a first try makes it: a 6 KB text of one's own (no «said»), the default
+    vocabulary size asked for, 50 steps, one snapshot before the exported step (the smallest
+    timeline there is). {"corpus", "checkpoint",
+    "model"} under `base`, trained and exported on the first call."""
+    folder = base / "short-model"
+    paths = {"corpus": folder / f"{SHORT_NAME}.txt", "checkpoint": folder / f"{SHORT_NAME}.pt", "model": folder / SHORT_NAME}
+    if (paths["model"] / "meta.json").is_file():
+        return paths
+    folder.mkdir(exist_ok=True)
+    paths["corpus"].write_text(harbour_text(130, seed=7), encoding="utf-8")
+    # The default vocabulary asked for (2,048): a short text runs out of merges well before it.
+    flags = ["--vocab-size", "2048", *TRAIN_FLAGS[2: TRAIN_FLAGS.index("--steps")], "--steps", "50", "--eval-every", "10",
+             "--threads", "1", "--snapshots", "0"]
+    trained = run("train", "--corpus", paths["corpus"], "--out", paths["checkpoint"], *flags)
+    assert trained.returncode == 0, trained.stderr[-2000:]
+    exported = run("export", "--checkpoint", paths["checkpoint"], "--corpus", paths["corpus"], "--out", paths["model"])
+    assert exported.returncode == 0, exported.stderr[-2000:]
+    return paths

@@ -2,6 +2,7 @@
 records (site/doc_numbers.py writes them; this fails when someone ships a model and forgets)."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -81,3 +82,49 @@ def test_the_training_row_names_the_curriculum_only_for_a_model_trained_with_one
     assert "L2H4 off in 75% of the text rows" in dict(summary_rows(meta))["training"]
     args.update(synthetic_steps=0, repeat_frac=0.0)
     assert "curriculum" not in dict(summary_rows(meta))["training"]
+
+
+# Every way a snippet names a view: keyword arguments (Python, jinja), attributes (HTML) and a query string.
+VIEW_PATTERNS = [r"layer=(\d+),\s*head=(\d+)", r'layer="(\d+)"\s+head="(\d+)"', r"[?&]layer=(\d+)&head=(\d+)"]
+SNIPPET_DOCS = ["README.md", "docs/embedding.md", "docs/notebooks.md"]
+
+
+def named_views(text: str) -> list[tuple[int, int]]:
+    return [(int(a), int(b)) for pattern in VIEW_PATTERNS for a, b in re.findall(pattern, text)]
+
+
+def test_every_snippet_names_the_view_the_page_opens_on():
+    """A snippet an author pastes shows the opening view's head (meta.json `default`), not a head
+    typed in by hand that a retrain may have left flat."""
+    d = json.loads((ROOT / "static" / "model" / "meta.json").read_text(encoding="utf-8"))["default"]
+    seen = 0
+    for doc in SNIPPET_DOCS:
+        views = named_views((ROOT / doc).read_text(encoding="utf-8"))
+        assert views, f"{doc} names no view: the pattern no longer matches its snippets"
+        assert set(views) == {(d["layer"], d["head"])}, (doc, views)
+        seen += len(views)
+    assert seen >= 7  # notebook x2, the API example, embed x2, iframe, macro, books
+
+
+def test_the_snippets_follow_the_default_view(tmp_path):
+    """With another opening view in meta.json, the snippet blocks of every document are out of date."""
+    model = tmp_path / "model"
+    model.mkdir()
+    meta = json.loads((ROOT / "static" / "model" / "meta.json").read_text(encoding="utf-8"))
+    d = meta["default"]
+    d.update(layer=d["layer"] % meta["config"]["n_layer"] + 1, head=d["head"] % meta["config"]["n_head"] + 1)
+    (model / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    proc = check(model)
+    assert proc.returncode == 1
+    for doc in SNIPPET_DOCS:
+        assert doc in proc.stderr, proc.stderr
+
+
+def test_every_marked_part_is_one_the_generator_writes():
+    sys.path.insert(0, str(ROOT / "site"))
+    from doc_snippets import names_in, parts
+
+    known = set(parts(json.loads((ROOT / "static" / "model" / "meta.json").read_text(encoding="utf-8"))))
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        unknown = set(names_in(path.read_text(encoding="utf-8"))) - known
+        assert not unknown, (path.name, unknown)

@@ -23,11 +23,11 @@ REQUIRED = [
                                "in_context_gain", "heldout_loss_nats")),
     *(f"corpus/{k}" for k in ("name", "description", "sha256", "chars", "heldout_chars", "companions")),
     *(f"default/{k}" for k in ("text", "layer", "head", "token", "view", "top_weight", "top_key", "query_text",
-                               "top_key_text", "chosen_by", "rule", "story", "switch_off")),
+                               "top_key_text", "chosen_by", "source", "rule", "story", "switch_off")),
     *(f"heads[]/{k}" for k in ("layer", "head", "role", "example")),
     *(f"heads[]/scores/{name}" for name in hs.SCORE_NAMES),
     *(f"head_definitions/{k}" for k in (*hs.SCORE_NAMES, "scores", "roles", "role_rule", "even_attention",
-                                        "windows", "repeated", "in_context_gain", "example")),
+                                        "windows", "repeated", "in_context_gain", "example", "example_source")),
     *(f"onnx/{k}" for k in ("opset", "axes", "inputs")),
 ]
 

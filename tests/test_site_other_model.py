@@ -4,15 +4,17 @@ model, and every figure it shows is that model's."""
 
 from __future__ import annotations
 
+import copy
 import json
 import re
+import sys
 
 import pytest
-from other_model import NAME, other_model
+from other_model import NAME, SHORT_NAME, other_model, short_model
 from test_model_card import parse, squash
 
 from browser import build_site
-from conftest import MODEL_DIR
+from conftest import MODEL_DIR, ROOT
 
 PAGES = ("index.html", "attention.html", "model.html", "embed.html")
 
@@ -23,6 +25,19 @@ def other(tmp_path_factory):
     meta = json.loads((model / "meta.json").read_text(encoding="utf-8"))
     site = build_site(tmp_path_factory.mktemp("other-pages"), "--model", str(model))
     return {name: parse((site / name).read_text(encoding="utf-8")) for name in PAGES}, meta
+
+
+@pytest.fixture(scope="module")
+def heldout(tmp_path_factory) -> str:
+    """The other model's held-out text, its line breaks as spaces (examples are one-line spans)."""
+    from train.data import read_corpus
+
+    corpus = other_model(tmp_path_factory.getbasetemp())["corpus"]
+    return one_line(read_corpus(corpus).heldout_text)
+
+
+def one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
 
 
 def shipped_facts() -> list[str]:
@@ -89,3 +104,90 @@ def test_the_model_card_tells_no_story_and_names_its_own_texts(other):
     assert [r.attrs["data-text"] for r in doc.find_all("tr", data_text=True)] == [f"{NAME}.txt"]
     assert doc.find(data_figure="companions") is None
     assert squash(doc.find(data_figure="chosen_by").text()) == f"Chosen at export by: {meta['default']['chosen_by']}"
+
+
+def test_every_sentence_shown_is_this_models_own_text(other, heldout):
+    """The opening sentence, every head's example and the chapter's views: each a span of this
+    model's held-out text, and the pages say so (no sample text, no speaker set: it has no «said»)."""
+    docs, meta = other
+    assert meta["default"]["source"] == "held-out text"
+    assert meta["head_definitions"]["example_source"] == "held-out text"
+    shown = [meta["default"]["text"], *(h["example"]["text"] for h in meta["heads"] if h["example"])]
+    shown += [v.attrs["text"] for v in docs["attention.html"].find_all("attention-view") if "text" in v.attrs]
+    shown += [v.attrs["text"] for v in docs["index.html"].find_all("attention-view") if "text" in v.attrs]
+    assert len(shown) > len(meta["heads"])
+    for text in shown:
+        assert one_line(text) in heldout, text
+    card = docs["model.html"]
+    assert "the model's own held-out text" in squash(card.find(data_figure="example_source").text())
+    assert "the model's own held-out text" in squash(card.find(data_figure="default_source").text())
+    chapter = squash(docs["attention.html"].text())
+    assert "a span of the model's held-out text" in chapter and "of our own" not in chapter
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_page_calls_this_model_the_shipped_one(other, page):
+    docs, _ = other
+    assert "shipped" not in visible(docs[page]).lower()
+
+
+def test_the_curve_sentence_fits_the_curve(other):
+    """The training curve's sentence says what the recorded evaluations did: a fall only when the
+    figure fell, one figure when there is one (a one-evaluation run once read "fell from 3.112 at
+    step 50 to 3.112 at step 50")."""
+    sys.path.insert(0, str(ROOT / "site"))
+    from model_charts import curve
+
+    docs, meta = other
+    assert curve(meta)["label"] in squash(docs["model.html"].text())
+    for history, want in [
+        ([[50, 3.1123]], "was measured once: 3.112 at step 50"),
+        ([[0, 3.1123], [10, 3.1124], [20, 3.2]], "did not fall below 3.112, its value at step 0, in the evaluations up to step 20"),
+        ([[0, 3.5], [10, 3.1123]], "fell from 3.500 at step 0 to 3.112 at step 10, the best step"),
+    ]:
+        edited = copy.deepcopy(meta)
+        edited["metrics"].update(history=history, best_step=min(history, key=lambda h: h[1])[0])
+        label = curve(edited)["label"]
+        assert want in label and (("fell" in label) == want.startswith("fell")), label
+
+
+# --- a first try: a 6 KB text, a vocabulary smaller than asked for, a one-snapshot timeline -----
+
+@pytest.fixture(scope="module")
+def short(tmp_path_factory):
+    from train.data import read_corpus
+
+    paths = short_model(tmp_path_factory.getbasetemp())
+    meta = json.loads((paths["model"] / "meta.json").read_text(encoding="utf-8"))
+    site = build_site(tmp_path_factory.mktemp("short-pages"), "--model", str(paths["model"]))
+    docs = {name: parse((site / name).read_text(encoding="utf-8")) for name in PAGES}
+    return docs, meta, one_line(read_corpus(paths["corpus"]).heldout_text)
+
+
+def test_a_first_try_gets_only_true_sentences(short):
+    docs, meta, heldout = short
+    assert 5_000 < meta["corpus"]["chars"] < 10_000 and meta["default"]["story"] is None
+    shown = [meta["default"]["text"], *(h["example"]["text"] for h in meta["heads"] if h["example"])]
+    shown += [v.attrs["text"] for page in ("index.html", "attention.html")
+              for v in docs[page].find_all("attention-view") if "text" in v.attrs]
+    for text in shown:
+        assert one_line(text) in heldout, text
+    for page in PAGES:
+        assert "shipped" not in visible(docs[page]).lower(), page
+    index = squash(docs["index.html"].text())
+    assert f"comes from the model's own held-out text (the last 10% of {SHORT_NAME}.txt" in index
+
+
+def test_a_first_try_names_the_vocabulary_it_asked_for(short):
+    docs, meta, _ = short
+    asked, real = meta["train_args"]["model"]["vocab_size"], meta["config"]["vocab_size"]
+    assert real < asked == 2048
+    assert f"asked {asked:,}, the text supports {real:,}" in squash(docs["model.html"].text())
+
+
+def test_a_one_snapshot_timeline_says_one_step(short):
+    """One snapshot is a step, not a span ("from step 0 to step 0")."""
+    docs, meta, _ = short
+    formed = squash(docs["model.html"].find("section", id="formed").text())
+    assert "kept one snapshot of this model on the way to the exported model, at step 0 (held-out" in formed
+    assert "to step 0" not in formed and "shipped" not in formed

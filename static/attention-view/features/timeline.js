@@ -186,7 +186,7 @@ function buildControl(meta, snapshots) {
   const each = megabytes(meta.timeline.bytes / Math.max(1, snapshots));
   const toggle = h("button.tl-toggle", {
     type: "button", "aria-expanded": "false", "aria-controls": "tl-body", text: "Training timeline",
-    title: `The model at ${snapshots} points of its training and as shipped; each one is downloaded when you go to it (about ${each})`,
+    title: `The model at ${snapshots} points of its training and as exported; each one is downloaded when you go to it (about ${each})`,
   });
   const play = h("button.tl-play", { type: "button", "aria-pressed": "false", text: "\u25b6 Play", title: "Walk through the snapshots, about a second each" });
   const slider = h("input.tl-slider", {

@@ -66,7 +66,7 @@ export function pointIndex(timeline, step) {
 /** "step 350 of 1,500, held-out 2.09 bits per character" (what the slider says to a screen reader). */
 export function stepText(timeline, point) {
   const last = timeline.points.at(-1);
-  const which = point.shipped ? `step ${grouped(point.step)}, the shipped model` : `step ${grouped(point.step)} of ${grouped(last.step)}`;
+  const which = point.shipped ? `step ${grouped(point.step)}, the exported model` : `step ${grouped(point.step)} of ${grouped(last.step)}`;
   return `${which}, held-out ${point.heldout_bpc.toFixed(2)} bits per character`;
 }
 
