@@ -50,6 +50,11 @@ def test_a_head_switched_off_is_marked_off_wherever_it_is_drawn(reused_live_page
     note = shadow(page, "r.querySelector('.map-off-note')")
     assert note is not None
     assert "layer 1 head 3" in shadow(page, "r.querySelector('.map-off-note').textContent")
+    # The exported picture of that head says so too.
+    with page.expect_download() as info:
+        page.locator("attention-view button[data-export=svg]").click()
+    svg = open(info.value.path(), encoding="utf-8").read()
+    assert "Layer 1, head 3 (switched off): attention from" in svg
     # Another head on screen: its heatmap is not marked, the switched-off strip still is.
     set_attributes(page, head=2)
     assert not badge_shown(page, ".map-panel") and badge_shown(page, strip)

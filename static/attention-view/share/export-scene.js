@@ -6,6 +6,7 @@
 // runs under Node as well (the tests use that).
 
 import { labelTokens, tokenName, chipText, displayText, wordAndPiece } from "../model/token-labels.js";
+import { isHeadOff } from "../model/head-set.js";
 import { viewMatrix, viewName, wholePercent } from "../readouts/readouts.js";
 import { color, ink } from "../readouts/palette.js";
 import { outputsOf } from "../model/result.js";
@@ -118,7 +119,8 @@ export function scene(result) {
   const inner = WIDTH - 2 * PAD;
   let y = PAD;
 
-  const title = `${d.title}: attention from ${wordAndPiece(d.labels, names, q)}`;
+  const off = result.view === "head" && isHeadOff(result.ablated, result.layer, result.head) ? " (switched off)" : "";
+  const title = `${d.title}${off}: attention from ${wordAndPiece(d.labels, names, q)}`;
   items.push(label(PAD, y + 18, title, 18, FG, { bold: true, maxWidth: inner }));
   y += 30;
   // A text longer than the model's context is cut to its last tokens: quote what is shown.
