@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from functools import cache
 
 import anywidget
@@ -23,6 +24,8 @@ from attention_live.view_settings import check_setting, from_wire
 
 BUNDLE = ASSETS / "widget.mjs"
 STATE_SCHEMA_FILE = ASSETS / "state_schema.json"
+# A file's name inside a model folder: relative, no part starting with a dot (so no "..").
+INSIDE = re.compile(r"(?:[\w-][\w.-]*/)*[\w-][\w.-]*")
 # The one wasm onnxruntime-web's wasm build loads (site/build.py copies it to vendor/).
 WASM = EMBED / "vendor" / "ort-wasm-simd-threaded.wasm"
 
@@ -48,13 +51,45 @@ def _wasm() -> bytes:
     return _built(WASM).read_bytes()
 
 
+def _timeline_names(folder, meta: dict) -> list[str]:
+    """The training timeline's files as the view names them (static/attention-view/model/timeline.js:
+    the manifest meta.json points to, and each snapshot's graph beside it), [] for a model without
+    one. The view finds them handed over, so `step` works in a notebook as on the page."""
+    pointer = meta.get("timeline")
+    if pointer is None:
+        return []
+    manifest = pointer.get("manifest") if isinstance(pointer, dict) else None
+    broken = ModelError(f"{folder / 'meta.json'} points to no readable training timeline: export the model again")
+    if not (isinstance(manifest, str) and INSIDE.fullmatch(manifest) and manifest.endswith(".json")):
+        raise broken
+    try:
+        points = json.loads((folder / manifest).read_text(encoding="utf-8"))["points"]
+        files = [p["file"] for p in points if p.get("file") is not None]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        raise broken
+    here = manifest[:manifest.rfind("/") + 1]
+    if not all(isinstance(f, str) and "/" not in f and f.endswith(".onnx") and INSIDE.fullmatch(here + f) for f in files):
+        raise broken
+    return [manifest, *(here + f for f in files)]
+
+
 @cache
 def _folder_files(folder) -> tuple[str, dict[str, bytes]]:
-    """(content hash, {name: bytes}) of the files the view reads from a model folder."""
+    """(content hash, {name: bytes}) of the files the view reads from a model folder: the model's,
+    and its training timeline's (about 12 MB for the shipped model's 18 snapshots)."""
     missing = [n for n in VIEW_FILES if not (folder / n).is_file()]
     if missing:
         raise ModelError(f"{folder} has no {' and no '.join(missing)}, which the view needs: export the model again")
     files = {n: (folder / n).read_bytes() for n in VIEW_FILES}
+    try:
+        meta = json.loads(files["meta.json"])
+    except ValueError:
+        raise ModelError(f"{folder / 'meta.json'} is not valid JSON: export the model again")
+    names = _timeline_names(folder, meta if isinstance(meta, dict) else {})
+    missing = [n for n in names if not (folder / n).is_file()]
+    if missing:
+        raise ModelError(f"{folder} has no {missing[0]}, which its meta.json's training timeline lists: export the model again")
+    files.update({n: (folder / n).read_bytes() for n in names})
     digest = hashlib.sha256()
     for name, data in files.items():
         digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())

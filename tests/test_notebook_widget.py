@@ -124,6 +124,16 @@ def test_a_click_in_the_view_changes_the_python_trait(notebook):
     assert python_until(notebook, "w.ablate", "1.4") == "1.4"
 
 
+def test_a_training_step_set_in_python_is_shown_by_that_snapshot(notebook):
+    # The kernel hands the view the timeline with the model: 400 is no snapshot, so the page's
+    # rule shows the last one at or before it, 350, and the view's result says so.
+    execute(notebook, "w.step = 400")
+    notebook.wait_for_selector("attention-view[step='400'] >> nth=0", state="attached")
+    assert python_until(notebook, "w.result['step']", 350) == 350
+    execute(notebook, "w.step = None")
+    assert python_until(notebook, "w.result['step']", None) is None
+
+
 def test_no_request_leaves_the_servers_origin(notebook, lab):
     outside = [u for u in notebook.requests if not u.startswith((lab.url, lab.url.replace("http", "ws"), "blob:", "data:"))]
     assert notebook.requests and outside == []

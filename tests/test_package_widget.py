@@ -100,7 +100,11 @@ def test_the_files_sent_are_the_model_folders(widget, meta):
     files = meta["files"]
     assert widget["files"]["model.onnx"] == files["model.onnx"]["bytes"]
     assert widget["files"]["tokenizer.json"] == files["tokenizer.json"]["bytes"]
-    assert set(widget["files"]) == {"model.onnx", "tokenizer.json", "meta.json", "golden.json"}
+    # ... and its training timeline's, so that `step` works in a notebook as on the page.
+    timeline = {n: size for n, size in widget["files"].items() if n.startswith("timeline/")}
+    steps = {f"timeline/{p.name}" for p in (MODEL_DIR / "timeline").glob("step-*.onnx")}
+    assert set(timeline) == {"timeline/timeline.json", *steps} and sum(timeline.values()) == meta["timeline"]["bytes"]
+    assert set(widget["files"]) - set(timeline) == {"model.onnx", "tokenizer.json", "meta.json", "golden.json"}
 
 
 def test_a_head_is_refused_without_naming_another_layer(widget):

@@ -3,8 +3,9 @@
 // the model run in the notebook's browser. Bundled into one module by bundle.mjs, since
 // anywidget loads a module from a blob URL, where relative imports cannot resolve.
 //
-// Nothing is fetched: the model folder and onnxruntime's wasm come from the kernel as binary
-// message buffers (held-files.js hands them to the loader), once per page for all widgets.
+// Nothing is fetched: the model folder (its training timeline included, so that `step` works
+// as on the page) and onnxruntime's wasm come from the kernel as binary message buffers
+// (held-files.js hands them to the loader), once per page for all widgets.
 // The wire format of a state key is the element's attribute string (null = no attribute);
 // the Python side turns it into its type.
 
@@ -62,7 +63,7 @@ function payload(r) {
   return {
     live: r.live, text: r.text, tokens: r.tokens, token: r.token, layer: r.layer, head: r.head,
     view: r.view, scale: r.scale, ablated: r.ablated, top: r.top, topBaseline: r.topBaseline,
-    nextToken: r.nextToken, truncated: r.truncated, compare: r.compare ? { text: r.compare.text } : null,
+    nextToken: r.nextToken, truncated: r.truncated, compare: r.compare ? { text: r.compare.text } : null, step: r.step,
     shape: [L, H, T, T], attention: flat(r.attention), scores: flat(r.scores),
   };
 }
@@ -79,7 +80,7 @@ function sync(model, el) {
     }
     const r = el.result;
     if (!r?.live) return;
-    const key = JSON.stringify([r.text, r.tokens.length, r.token, r.layer, r.head, r.view, r.scale, r.ablated, r.compare?.text]);
+    const key = JSON.stringify([r.text, r.tokens.length, r.token, r.layer, r.head, r.view, r.scale, r.ablated, r.compare?.text, r.step]);
     if (key === sent) return;
     sent = key;
     model.set("_result", payload(r));
