@@ -1,8 +1,8 @@
 """`AttentionView`: the page's <attention-view> as an anywidget, with the model running in the
 notebook's browser. Every state key of the element (its one list, STATE_KEYS in the widget's
 state module, its schema read at wheel-build time into `_assets/state_schema.json`) is a synced
-trait, checked by the page's rules (view_settings.py);
-`result` is the live result, sent back by the view after every change. The model folder and
+trait, checked by the page's rules (view_settings.py); `result` is the live result, sent back
+by the view after every change. The model folder (its training timeline included) and
 onnxruntime's wasm reach the browser as binary buffers of the widget's own messages: no URL
 is fetched, so it works without internet, CDN or extra server."""
 
