@@ -238,12 +238,18 @@ def assert_chips_show(page, selector: str, row, query: int):
 
 
 def chip_label(text: str) -> str:
-    """What a chip shows for a token's text (av-tokens.js chipText), for texts without controls:
-    "⋯" for the tail of a split character, "␣" for each space of a spaces-only token."""
+    """What a chip shows for a token's text (token-labels.js chipText), for texts without controls:
+    "⋯" for the tail of a split character, "␣" for each space of a spaces-only token, marks and
+    format characters alone (a variation selector) after a dotted circle "◌"."""
+    import unicodedata
+
     if text == "":
         return "\u22ef"
     if set(text) == {" "}:
         return "\u2423" * len(text)
+    if not any(ch.isspace() for ch in text) and all(unicodedata.category(ch)[0] == "M" or unicodedata.category(ch) == "Cf"
+                                                     for ch in text):
+        return "\u25cc" + text
     return text
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from test_widget_words import words
 
-from conftest import set_attributes, view_result, wait_live, watched_page
+from conftest import chip_label, set_attributes, view_result, wait_live, watched_page
 from helpers import SHADOW
 
 pytestmark = pytest.mark.browser
@@ -144,6 +144,15 @@ def test_a_multi_byte_character_shows_as_itself(reused_live_page, text, word):
         # The chip's own name (screen readers) shows the character too, not an invisible mark alone.
         label = shadow(page, f"r.querySelectorAll('.chip')[{t}].getAttribute('aria-label')")
         assert label.startswith(word.replace("\ufe0f", "")) and not label.startswith(("\ufe0f", " (part")), (t, label)
+        # Every chip of it shows something: a variation selector alone sits on a dotted circle.
+        chip = shadow(page, f"r.querySelectorAll('.chip .chip-text')[{t}].textContent")
+        assert chip == chip_label(texts[t]) and any(visible(ch) for ch in chip), (t, chip)
+
+
+def visible(ch: str) -> bool:
+    import unicodedata
+
+    return not ch.isspace() and unicodedata.category(ch)[0] != "M" and unicodedata.category(ch) != "Cf"
 
 
 def circuit_labels(meta) -> dict:

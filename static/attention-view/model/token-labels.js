@@ -117,20 +117,23 @@ export function displayText(text) {
   return out;
 }
 
+// Shows at least one glyph: not only spaces, marks (combining accents, variation selectors)
+// or format characters (joiners). Applied to displayText's output, so controls count as shown.
+const GLYPH = /[^\s\p{M}\p{Cf}]/u;
+
 /**
  * What a token's chip shows: "⋯" for the tail of a character split over several tokens,
- * a token of only spaces as "␣" per space (an invisible chip is unclickable), else its text
- * with control characters as symbols. Shared by the chips on screen and the exported pictures.
+ * a token of only spaces as "␣" per space (an invisible chip is unclickable), marks alone
+ * (an emoji's variation selector, a combining accent) on a dotted circle "◌", as type
+ * specimens show them, else its text with control characters as symbols. Shared by the chips
+ * on screen and the exported pictures.
  */
 export function chipText(label) {
   if (label.text === "") return "\u22ef";
   if (/^ +$/.test(label.text)) return label.text.replace(/ /g, "\u2423");
-  return displayText(label.text);
+  const shown = displayText(label.text);
+  return GLYPH.test(shown) || /\s/u.test(shown) ? shown : `\u25cc${shown}`;
 }
-
-// Shows at least one glyph: not only spaces, marks (combining accents, variation selectors)
-// or format characters (joiners). Applied to displayText's output, so controls count as shown.
-const GLYPH = /[^\s\p{M}\p{Cf}]/u;
 
 /**
  * A short name for a token in sentences and tables, e.g. «Alice» or «🙂 (part 2 of 3)». A token
