@@ -10,7 +10,7 @@ needs a particular word, and what it cannot measure it leaves out instead of ass
    example (export/heads.py: one-line spans of the held-out text, or of the sample text
    export/probe_text.txt when the held-out text has none long enough), the one with the largest
    weight on an earlier token that is neither the query nor token 0. Without any example, the
-   first line of the held-out text.
+   first line of the examples' text.
 3. `--text/--layer/--head` pin what they name; the rest is chosen as above (a given text is
    pinned at its last token). The story stays attached only when it is still the story's head
    on a sentence of the set where the head agrees.
@@ -120,7 +120,7 @@ def first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), text.strip())
 
 
-def choose(run, tokenizer, heads: list[dict], heldout_text: str, n_layer: int, n_head: int, n_ctx: int,
+def choose(run, tokenizer, heads: list[dict], examples_text: str, n_layer: int, n_head: int, n_ctx: int,
            text: str | None = None, layer: int | None = None, head: int | None = None,
            example_source: str = HELDOUT_SOURCE) -> dict:
     """meta.json `default`: the view, how it was chosen, where its sentence comes from, its story
@@ -136,9 +136,9 @@ def choose(run, tokenizer, heads: list[dict], heldout_text: str, n_layer: int, n
         auto = {"text": ex["text"], "layer": example["layer"], "head": example["head"], "token": ex["token"]}
         chosen_by, source = "most decisive example", example_source
     else:  # no example could be measured (a context too short for an example span)
-        ids = tokenizer.encode(first_line(heldout_text)).ids[:n_ctx]
+        ids = tokenizer.encode(first_line(examples_text)).ids[:n_ctx]
         auto = {"text": tokenizer.decode(ids).strip(), "layer": 1, "head": 1, "token": None}
-        chosen_by, source = "first held-out line", HELDOUT_SOURCE
+        chosen_by, source = "first line of the examples' text", example_source
     given = {k: v for k, v in (("text", text), ("layer", layer), ("head", head)) if v is not None}
     view = {**auto, **given}
     if "text" in given:

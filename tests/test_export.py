@@ -14,6 +14,7 @@ import torch
 from attention_live.feeds import expected_axes, graph_feeds
 from conftest import MODEL_DIR, ROOT
 from export.golden import golden_outputs
+from export.heads import examples_from_meta
 from export.parity import LENGTHS, ParityError, check_parity, session_for
 from helpers import assert_json_close
 from train.checkpoint import load_checkpoint, model_from_checkpoint
@@ -125,7 +126,7 @@ def reexport_args(meta, out):
     """No --text/--layer/--head: the default view must be what export chooses by itself."""
     args = ["--checkpoint", CKPT, "--corpus", CORPUS, "--out", out, "--corpus-description", meta["corpus"]["description"]]
     order = ";".join(f"{layer}:{','.join(map(str, heads))}" for layer, heads in meta["head_order"].items())
-    return args + (["--head-order", order] if order else [])
+    return args + (["--head-order", order] if order else []) + ["--examples-from", examples_from_meta(meta)]
 
 
 @pytest.mark.skipif(not CORPUS.is_file(), reason=f"re-export measures heads on {CORPUS}'s held-out part")

@@ -251,7 +251,8 @@ def committed():
         held = FALLBACK_TEXT * 4
     # Exactly what export runs (export/heads.py `measure_model`), on the committed files.
     out = heads.measure_model(heads.ort_run(session), tok, ckpt["token_counts"], held,
-                              meta["config"]["n_layer"], meta["config"]["n_head"], meta["config"]["n_ctx"])
+                              meta["config"]["n_layer"], meta["config"]["n_head"], meta["config"]["n_ctx"],
+                              heads.examples_from_meta(meta))
     return {"out": out, "tok": tok, "session": session, "meta": meta}
 
 
