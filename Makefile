@@ -76,7 +76,7 @@ site: $(call GROUP,site) $(RUNTIME)
 # Everything export will need is checked first, so a bad flag or path costs seconds, not a run.
 model: $(call GROUP,train)
 	@echo "make model: tokenizer, training, export; $(if $(RECIPE),about 15 minutes on 2 cores (RECIPE trains on one thread),about 5 minutes on 2 cores)"
-	$(PY) -m export --check $(EXPORT_FLAGS)
+	$(PY) -m export --check $(EXPORT_FLAGS) -- $(RECIPE) $(TRAIN_FLAGS)
 	$(MAKE) train export
 
 # Download the training texts from Project Gutenberg into corpus/ (git-ignored), for anyone
@@ -90,15 +90,11 @@ train: $(call GROUP,train)
 export: $(call GROUP,train)
 	$(PY) -m export --checkpoint $(CKPT) $(EXPORT_FLAGS)
 
-# Replace the shipped model with models/NAME/ (and its checkpoint): the one step that does.
+# Replace the shipped model with models/NAME/ (and its checkpoint): the one step that does. The
+# folder is checked against its meta.json, copied beside static/model/, checked again and swapped
+# in whole (export/ship.py): an incomplete folder or a Ctrl-C leaves the shipped model as it was.
 ship:
-	@test -f $(MODEL_OUT)/meta.json && test -f $(CKPT) || \
-		{ echo "error: no $(MODEL_OUT)/meta.json or $(CKPT): run make model NAME=$(NAME) first" >&2; exit 2; }
-	rm -rf static/model/timeline
-	cp $(MODEL_OUT)/model.onnx $(MODEL_OUT)/tokenizer.json $(MODEL_OUT)/golden.json static/model/
-	if [ -d $(MODEL_OUT)/timeline ]; then cp -r $(MODEL_OUT)/timeline static/model/timeline; fi
-	cp $(MODEL_OUT)/meta.json static/model/meta.json
-	cp $(CKPT) $(SHIPPED_CKPT)
+	$(PY) -m export.ship --model $(MODEL_OUT) --checkpoint $(CKPT) --to static/model --checkpoint-to $(SHIPPED_CKPT)
 	$(PY) site/doc_numbers.py
 	@echo "shipped $(NAME): static/model/, $(SHIPPED_CKPT) and the figures in README.md and docs/model.md replaced; rebuild with make site, commit them"
 

@@ -9,6 +9,7 @@ import json
 import os
 from pathlib import Path
 
+from attention_live import integrity
 from attention_live.errors import ModelError
 
 PACKAGE = Path(__file__).resolve().parent
@@ -88,3 +89,16 @@ def _bad_head_record(heads, config: dict) -> str | None:
                 return f"head {where[0]}.{where[1]}'s {key} is not an object"
     return None
 
+
+def check_files(folder: Path, meta: dict) -> None:
+    """Every file meta.json vouches for is the one it records (attention_live/integrity.py): a
+    graph swapped or changed after export would load and compute something else. A file `Model`
+    never reads (golden.json, the training timeline) is checked when it is there: a folder copied
+    without it still loads, but one that is there must be the one recorded."""
+    try:
+        integrity.check_files(folder, meta, required=MODEL_FILES)
+        pointer = meta.get("timeline")
+        if not isinstance(pointer, dict) or (folder / str(pointer.get("manifest"))).is_file():
+            integrity.check_timeline(folder, meta)
+    except integrity.FolderMismatch as err:
+        raise ModelError(str(err)) from None

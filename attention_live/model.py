@@ -14,7 +14,7 @@ import numpy as np
 from attention_live import sampler, tokens
 from attention_live.errors import ModelError
 from attention_live.feeds import OUTPUTS, graph_feeds
-from attention_live.folder import model_folder, read_meta
+from attention_live.folder import check_files, model_folder, read_meta
 from attention_live.graph_check import check_graph
 from attention_live.heads import Head, check_head, heads_of, parse_ablate, quoted, whole
 
@@ -103,6 +103,7 @@ class Model:
 
         self.folder = model_folder(path)
         self.meta = read_meta(self.folder)
+        check_files(self.folder, self.meta)
         self.config = self.meta["config"]
         try:
             self.tokenizer = Tokenizer.from_file(str(self.folder / "tokenizer.json"))

@@ -1,8 +1,11 @@
 """`python -m export`: checkpoint -> a model folder (model.onnx, tokenizer.json, golden.json,
 meta.json), refusing any model that does not match PyTorch, measuring what every head does on the
 corpus's held-out text and choosing the view the page opens on from what the model does
-(export/default_view.py). `--check` checks everything that can be checked before training (the
-corpus, the output folder, the flags) and writes nothing: `make model` runs it first."""
+(export/default_view.py). The folder is written whole beside --out, checked against the meta.json
+it holds, then swapped in (export/replace_folder.py): an interrupted or failed export leaves the
+previous folder as it was. `--check` checks everything that can be checked before training (the
+corpus, the output folder, the flags against the shape that training's flags after `--` give the
+model) and writes nothing: `make model` runs it first."""
 
 from __future__ import annotations
 
@@ -15,18 +18,21 @@ import onnx
 from tqdm import tqdm
 
 from attention_live.feeds import INPUT_NOTES, expected_axes
+from attention_live.integrity import FolderMismatch, verify_model_folder
 from export import default_view
+from export.checks import check_out_folder, check_view_flags, parse_head_order, training_shape, view_number
 from export.circuit import circuit_example, measure_circuit
 from export.golden import golden_outputs
 from export.heads import PROBE_TEXT, measure_model, ort_run
 from export.parity import ParityError, check_parity, session_for
+from export.replace_folder import Interrupts, replacing_folder
 from export.story import load_sentences
 from export.timeline import FOLDER as TIMELINE
 from export.timeline import MANIFEST, timeline_files
 from export.to_onnx import OPSET, export_onnx_bytes
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.data import read_corpus
-from train.files import UserError, atomic_write_bytes, ensure_writable_dir, sha256_bytes
+from train.files import UserError, atomic_write_bytes, sha256_bytes
 from train.model import alibi_slopes, permute_heads
 from train.tokenizer import load_tokenizer_json
 
@@ -38,43 +44,11 @@ def to_json(obj) -> bytes:
     return (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def parse_head_order(spec: str, n_layer: int, n_head: int) -> dict[int, list[int]]:
-    """'2:3,1,2,4' -> {1: [2, 0, 1, 3]}: layer 2's new head 1 is old head 3, and so on (1-based)."""
-    orders = {}
-    for part in filter(None, spec.split(";")):
-        try:
-            layer_text, heads_text = part.split(":")
-            layer, order = int(layer_text), [int(h) - 1 for h in heads_text.split(",")]
-        except ValueError:
-            raise UserError(f"--head-order {spec!r}: write LAYER:H,H,H,H, e.g. 2:3,1,2,4 (1-based).")
-        if not 1 <= layer <= n_layer or sorted(order) != list(range(n_head)):
-            raise UserError(f"--head-order {part!r} is not a permutation of the {n_head} heads of one of {n_layer} layers.")
-        orders[layer - 1] = order
-    return orders
-
-
 def positions_meta(model) -> dict:
     if model.cfg.positions != "alibi":
         return {"scheme": model.cfg.positions}
     return {"scheme": "alibi", "slopes": [[round(float(s), 8) for s in b.attn.alibi_slopes] for b in model.blocks],
             "standard_slopes": alibi_slopes(model.cfg.n_head)}
-
-
-def check_head_order_syntax(spec: str) -> None:
-    """--head-order as far as it can be checked without the model (whose sizes it must then fit):
-    LAYER:H,H,... with each layer's heads a permutation of 1..n."""
-    for part in filter(None, spec.split(";")):
-        layer, _, heads = part.partition(":")
-        parse_head_order(part, n_layer=max(1, int(layer)) if layer.isdigit() else 1, n_head=len(heads.split(",")))
-
-
-def check_view_flags(text: str | None, layer: int | None, head: int | None) -> None:
-    """What can be said of --text/--layer/--head without the model."""
-    if text is not None and not text.strip():
-        raise UserError("--text is empty; give the sentence the page should open on (or leave it out).")
-    for name, value in (("layer", layer), ("head", head)):
-        if value is not None and value < 1:
-            raise UserError(f"--{name} {value}: layers and heads are numbered from 1.")
 
 
 def check_inputs() -> None:
@@ -174,81 +148,108 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
     return files
 
 
-def remove_stale_timeline(out: Path, files: dict[str, bytes]) -> None:
-    """Snapshot graphs an earlier export left in out/timeline/ that this one does not list (a
-    re-export of another run would otherwise ship them with the site)."""
-    folder = out / TIMELINE
-    if not folder.is_dir():
-        return
-    for path in folder.iterdir():
-        if path.is_file() and f"{TIMELINE}/{path.name}" not in files and (path.suffix == ".onnx" or path.name == "timeline.json"):
-            path.unlink()
-    if not any(folder.iterdir()):
-        folder.rmdir()
-
-
-def remove_empty(folders: list[Path]) -> None:
-    for folder in folders:  # deepest first
-        if folder.is_dir() and not any(folder.iterdir()):
-            folder.rmdir()
-
-
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m export", description=__doc__)
     p.add_argument("--checkpoint", default="checkpoints/alice.pt", help="default: %(default)s")
     p.add_argument("--corpus", required=True,
                    help="the text the checkpoint was trained on: its held-out 10%% is where heads are measured")
-    p.add_argument("--out", default="static/model", help="folder to write (default: %(default)s)")
+    p.add_argument("--out", default="static/model",
+                   help="folder to write (default: %(default)s); an earlier export there is replaced whole")
     p.add_argument("--text", default=None, help="the sentence the page opens on (default: chosen from what the model does)")
-    p.add_argument("--layer", type=int, default=None, help="the default view's layer, 1-based (default: chosen)")
-    p.add_argument("--head", type=int, default=None, help="the default view's head, 1-based (default: chosen)")
+    p.add_argument("--layer", type=view_number, default=None, help="the default view's layer, 1-based (default: chosen)")
+    p.add_argument("--head", type=view_number, default=None, help="the default view's head, 1-based (default: chosen)")
     p.add_argument("--head-order", default="", metavar="LAYER:H,H,H,H",
                    help="renumber a layer's heads (heads carry no order), e.g. 2:3,1,2,4; ';' between layers")
     p.add_argument("--corpus-description", default=None, help="one line about the training text, shown on the page")
     p.add_argument("--check", action="store_true",
-                   help="check the corpus, the output folder and the flags, write nothing (no checkpoint needed)")
-    ns = p.parse_args(argv)
-    out = Path(ns.out)
-    created = [folder for folder in [out, *out.parents] if not folder.exists()]
+                   help="check the corpus, the output folder and the flags, write nothing (no checkpoint needed); "
+                        "the training flags after -- (as `python -m train` gets them) give the model's shape")
+
+    def one_line(message: str):  # the project's answer to bad input: one line, exit 2 (argparse adds its usage)
+        p.exit(2, f"error: {p.prog}: {message}\n")
+
+    p.error = one_line
+    return p
+
+
+def check_only(ns: argparse.Namespace, train_flags: list[str]) -> None:
+    """Everything that can fail after training, checked before it: writes nothing."""
+    n_layer, n_head = training_shape(train_flags)
+    check_view_flags(ns.text, ns.layer, ns.head, n_layer, n_head)
+    parse_head_order(ns.head_order, n_layer, n_head)
+    check_inputs()
+    read_corpus(Path(ns.corpus))
+    check_out_folder(Path(ns.out))
+    print(f"export check ok: {ns.corpus} is readable, {ns.out}/ is writable, the flags are valid "
+          f"for {n_layer} layers x {n_head} heads")
+
+
+def verified(folder: Path, files: dict[str, bytes]) -> None:
+    """The folder written beside --out holds exactly the files meta.json vouches for, each as recorded."""
     try:
-        check_view_flags(ns.text, ns.layer, ns.head)
-        check_inputs()
-        if ns.check:
-            check_head_order_syntax(ns.head_order)
-            read_corpus(Path(ns.corpus))
-            ensure_writable_dir(out)
-            remove_empty(created)
-            print(f"export check ok: {ns.corpus} is readable, {out}/ is writable, the flags are valid")
-            return 0
-        ckpt = load_checkpoint(Path(ns.checkpoint))
-        if ckpt.get("resumable"):
-            raise UserError(f"{ns.checkpoint} is an interrupted run; finish it with `python -m train --resume` first.")
-        model = model_from_checkpoint(ckpt, Path(ns.checkpoint))  # weights, config and tokenizer fit together
-        ensure_writable_dir(out)  # fail before minutes of work, not after
-        corpus = read_corpus(Path(ns.corpus))
-        c = ckpt["corpus"]
-        if corpus.sha256 != c["sha256"]:
-            raise UserError(f"{ns.corpus} is not the text {ns.checkpoint} was trained on (sha256 differs).")
-        description = ns.corpus_description or f"{c['name']} ({c['chars']:,} characters)"
-        files = build_artifacts(ckpt, Path(ns.checkpoint), model, ns.text, ns.layer, ns.head, description,
-                                corpus.heldout_text, ns.head_order)
-        for name, data in files.items():  # meta.json last: it vouches for the others
-            atomic_write_bytes(out / name, data)
-        remove_stale_timeline(out, files)
-    except UserError as exc:
-        remove_empty(created)  # a failed export leaves no empty folder behind
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        listed = verify_model_folder(folder)
+    except FolderMismatch as exc:
+        raise UserError(f"the model written beside the output folder does not match its meta.json ({exc}); nothing was replaced.")
+    if sorted(listed) != sorted(files):
+        raise UserError(f"meta.json vouches for {sorted(listed)}, not for every file written ({sorted(files)}).")
+
+
+def export(ns: argparse.Namespace, out: Path, interrupts: Interrupts) -> dict[str, bytes]:
+    check_view_flags(ns.text, ns.layer, ns.head)
+    check_inputs()
+    check_out_folder(out)  # fail before minutes of work, not after
+    ckpt = load_checkpoint(Path(ns.checkpoint))
+    if ckpt.get("resumable"):
+        raise UserError(f"{ns.checkpoint} is an interrupted run; finish it with `python -m train --resume` first.")
+    model = model_from_checkpoint(ckpt, Path(ns.checkpoint))  # weights, config and tokenizer fit together
+    corpus = read_corpus(Path(ns.corpus))
+    c = ckpt["corpus"]
+    if corpus.sha256 != c["sha256"]:
+        raise UserError(f"{ns.corpus} is not the text {ns.checkpoint} was trained on (sha256 differs).")
+    description = ns.corpus_description or f"{c['name']} ({c['chars']:,} characters)"
+    files = build_artifacts(ckpt, Path(ns.checkpoint), model, ns.text, ns.layer, ns.head, description,
+                            corpus.heldout_text, ns.head_order)
+    # The whole folder is written beside --out, checked, then swapped in: never half a model.
+    with replacing_folder(out, interrupts, lambda folder: verified(folder, files)) as work:
+        for name, data in files.items():
+            atomic_write_bytes(work / name, data)
+    return files
+
+
+def report(out: Path, files: dict[str, bytes]) -> None:
     shown = {n: d for n, d in files.items() if not n.startswith(TIMELINE + "/")}
     sizes = ", ".join(f"{n} {len(d):,} B" for n, d in shown.items())
     print(f"wrote {out}/: {sizes}")
     if len(shown) < len(files):
         extra = {n: d for n, d in files.items() if n not in shown}
         print(f"  and {TIMELINE}/: {len(extra) - 1} snapshot graphs + timeline.json, {sum(map(len, extra.values())):,} B")
-    d = files and json.loads(files["meta.json"])["default"]
+    d = json.loads(files["meta.json"])["default"]
     story = " (the speaker story)" if d["story"] else ""
     print(f"default view: L{d['layer']}H{d['head']} on {d['text']!r}, {d['top_weight']:.0%} on "
           f"{d['top_key_text'].strip()!r}, chosen by {d['chosen_by']}{story}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    split = argv.index("--") if "--" in argv else len(argv)
+    ns = parser().parse_args(argv[:split])
+    train_flags = argv[split + 1:]
+    out = Path(ns.out)
+    try:
+        with Interrupts() as interrupts:
+            if ns.check:
+                check_only(ns, train_flags)
+                return 0
+            if split < len(argv):
+                raise UserError("training flags after -- are read only with --check (export reads the shape from the checkpoint).")
+            files = export(ns, out, interrupts)
+            report(out, files)  # still held: once the new folder is in place, Ctrl-C has nothing left to stop
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"export interrupted: {out} is as it was", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -20,7 +20,7 @@ manifest of every built file with its sha256 and a version derived from all of t
 from __future__ import annotations
 
 import argparse
-import hashlib
+import importlib.util
 import json
 import platform
 import shutil
@@ -42,6 +42,18 @@ from offline_manifest import SERVICE_WORKER, write_service_worker  # noqa: E402
 from output_folder import OutputFolderError, replacing  # noqa: E402
 from state_keys import page_params, state_keys  # noqa: E402
 
+
+def _integrity():
+    """attention_live/integrity.py, the one check of a model folder against its meta.json, loaded
+    from its file: importing the package would load numpy and onnxruntime, which a site build
+    (jinja2 alone) does not have."""
+    spec = importlib.util.spec_from_file_location("attention_live_integrity", ROOT / "attention_live" / "integrity.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+integrity = _integrity()
 TEMPLATES = ROOT / "site" / "templates"
 STATIC = ROOT / "static"
 NODE_MODULES = ROOT / "node_modules"
@@ -106,24 +118,29 @@ def lab_reference():
 
 
 def load_meta(model_dir: Path) -> dict:
+    """The model's meta.json, every file it lists checked to be the one it records (a page must
+    never run a graph its meta.json does not describe)."""
     path = model_dir / "meta.json"
     if not path.exists():
         raise BuildError(f"{path} is missing; run `python -m export` to write the model files")
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        meta = integrity.read_meta_json(model_dir)
+        integrity.check_files(model_dir, meta)
+    except integrity.FolderMismatch as err:
+        raise BuildError(str(err)) from None
+    return meta
 
 
 def load_timeline(model_dir: Path, meta: dict) -> dict | None:
-    """The model's timeline.json, checked against the sha256 meta.json records; None without one."""
-    pointer = meta.get("timeline")
-    if not pointer:
+    """The model's timeline.json, it and every snapshot it lists checked against what meta.json
+    records; None without one."""
+    if not meta.get("timeline"):
         return None
-    path = model_dir / pointer["manifest"]
-    if not path.is_file():
-        raise BuildError(f"{path} is missing; meta.json says the model has a training timeline there")
-    data = path.read_bytes()
-    if hashlib.sha256(data).hexdigest() != pointer.get("sha256"):
-        raise BuildError(f"{path} is not the timeline meta.json records (its sha256 differs): export again")
-    return json.loads(data)
+    try:
+        manifest = integrity.check_timeline(model_dir, meta)[0]
+    except integrity.FolderMismatch as err:
+        raise BuildError(str(err)) from None
+    return json.loads((model_dir / manifest).read_bytes())
 
 
 def template_names(env: jinja2.Environment) -> list[str]:

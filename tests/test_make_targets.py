@@ -57,5 +57,5 @@ def test_model_checks_before_it_trains_and_writes_models_name(clone):
 
 def test_only_ship_writes_the_shipped_model(clone):
     lines = dry_run(clone, "ship", "NAME=book")
-    assert any("models/book/meta.json static/model/meta.json" in line for line in lines)
-    assert any("cp models/book.pt checkpoints/alice.pt" in line for line in lines)
+    assert any("-m export.ship --model models/book --checkpoint models/book.pt --to static/model "
+               "--checkpoint-to checkpoints/alice.pt" in line for line in lines)

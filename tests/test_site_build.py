@@ -300,6 +300,8 @@ def fake_repo(tmp_path):
     shutil.copytree(TEMPLATES, fake / "site" / "templates")
     shutil.copytree(ROOT / "static", fake / "static")
     shutil.copytree(ROOT / "examples", fake / "examples", ignore=shutil.ignore_patterns("__pycache__"))
+    (fake / "attention_live").mkdir()  # the build checks the model folder with the package's own check
+    shutil.copy2(ROOT / "attention_live" / "integrity.py", fake / "attention_live" / "integrity.py")
     (fake / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
     return fake
 
