@@ -133,7 +133,7 @@ class Model:
         return found[0]
 
     def piece_text(self, token_id: int) -> str:
-        """A vocabulary entry as one chip shows it on its own (runs.js pieceLabel)."""
+        """A vocabulary entry as one chip shows it on its own (token-labels.js pieceLabel)."""
         self._check_id(token_id)
         return tokens.labels([self.tokenizer.id_to_token(token_id) or ""])[0]
 

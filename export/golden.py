@@ -24,7 +24,7 @@ def _nested(array: np.ndarray) -> list:
 
 
 def golden_outputs(session, tokenizer, text: str) -> dict:
-    """`session`: an onnxruntime session of model.onnx (export/parity.py `session_for`)."""
+    """`session`: an onnxruntime session of model.onnx (attention_live/feeds.py `session_for`)."""
     ids = tokenizer.encode(text).ids
     got = dict(zip(OUTPUTS, session.run(None, graph_feeds(session, ids))))  # every head, every position
     probs = softmax(got["logits"][0])  # [T, V]

@@ -6,7 +6,7 @@ card's columns (site/model_card.py reads them from meta.json) and the score tabl
 docs/model-files.md (`python -m export.head_scores --docs` rewrites it; a test keeps it in sync).
 
 Adding a detector is one `@registered(...)` pattern function here plus a test on a hand-built pattern with a known
-answer (tests/test_heads.py `KNOWN_ANSWERS`, which must name every entry).
+answer (tests/test_head_registry.py `KNOWN_ANSWERS`, which must name every entry).
 
 Every pattern score takes a pattern `[..., q, k]` (causal: row q is zero after key q and sums to
 1) and averages over query rows only, returning an array of shape `pattern.shape[:-2]` (a 0-d

@@ -55,7 +55,7 @@ def n_repeat_for(n_ctx: int) -> int:
 def ort_run(session) -> Run:
     """A Run over an onnxruntime session of the browser graph (batch 1: loops over the windows).
 
-    head_mask None means every head on; logits come at every position (to_onnx.graph_feeds)."""
+    head_mask None means every head on; logits come at every position (attention_live/feeds.py graph_feeds)."""
     outputs = ["logits", "attention"]
 
     def run(ids: np.ndarray, head_mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

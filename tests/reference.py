@@ -1,5 +1,5 @@
 """The suite's one reference model: a model's files through Python `tokenizers` and
-onnxruntime, fed the way the browser graph is fed (export.to_onnx.graph_feeds). Whatever a page
+onnxruntime, fed the way the browser graph is fed (attention_live.feeds.graph_feeds). Whatever a page
 shows is checked against this; nothing in it is hard-coded."""
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ const CLAIMS = {
     const q = r.token;
     const who = quote(d.names[q]);
     // With ALiBi the graph's scores include the distance bias −slope·(q − k): take it off to
-    // get q·k / √d (math-panel.js shows the same split per key).
+    // get q·k / √d (panels/math.js shows the same split per key).
     const pos = positionScheme(meta);
     const slope = pos.scheme === "alibi" ? pos.slope(r.layer, r.head) : 0;
     const scaledAll = r.scores[r.layer - 1][r.head - 1][q].slice(0, q + 1).map((s, k) => s + slope * (q - k));

@@ -53,7 +53,7 @@ export class Controller {
     return this.meta ? { ...this.states.read(this.host, this.meta), preview: this.previewToken } : null;
   }
 
-  /** The element's `result` (runs.js toResult), with every feature's fields. */
+  /** The element's `result` (result.js toResult), with every feature's fields. */
   result() {
     if (!this.run || !this.meta) return null;
     const view = viewOf(this.run, this.state(), this.meta);

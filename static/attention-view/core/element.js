@@ -47,7 +47,7 @@ export function viewClass(features) {
     /** Resolves with `result` once the live model has computed and drawn the current attributes. */
     get ready() { return this._controller.ready; }
 
-    /** What is on screen (see runs.js, `Result`); null before the first paint. */
+    /** What is on screen (see result.js, `Result`); null before the first paint. */
     get result() { return this._controller.result(); }
 
     /** "idle" | "loading" | "preview" | "live" | "error" (feature.js Status); also `data-status`. */
