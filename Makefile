@@ -19,10 +19,16 @@ XVFB      := /usr/bin/Xvfb
 # The team's copy of the training texts when it is there, else what `make corpus` downloads.
 CORPUS_DIR ?= $(if $(wildcard ../shared/corpus/alice.txt),../shared/corpus,corpus)
 DEFAULT_CORPUS := $(CORPUS_DIR)/alice.txt
-CORPUS    ?= $(DEFAULT_CORPUS)
+# A model knows its own text: with NAME= given and models/NAME/meta.json there, CORPUS,
+# COMPANIONS and DESCRIPTION default to what it records (`make eval NAME=x` refuses a CORPUS=
+# that is not the recorded text; `make model NAME=x CORPUS=other.txt` trains a new model x).
+RECORD     = $(if $(filter command line environment,$(origin NAME)),$(if $(filter command line environment,$(origin CORPUS)),,$(wildcard models/$(NAME)/meta.json)))
+recorded   = $(shell python3 -c 'import json, sys; v = json.load(open(sys.argv[1], encoding="utf-8")); \
+	v = [v := v.get(k) or {} for k in sys.argv[2].split(".")][-1]; print(" ".join(v) if isinstance(v, list) else v or "")' $(RECORD) $(1))
+CORPUS    ?= $(if $(RECORD),$(call recorded,train_args.corpus),$(DEFAULT_CORPUS))
 is_default = $(filter $(DEFAULT_CORPUS),$(CORPUS))
 # The companions and the description belong to the default corpus; your own text has none unless given.
-COMPANIONS ?= $(if $(is_default),$(CORPUS_DIR)/companions)
+COMPANIONS ?= $(if $(RECORD),$(call recorded,train_args.companions),$(if $(is_default),$(CORPUS_DIR)/companions))
 # A retrain is a model of its own: models/NAME.pt and models/NAME/ (git-ignored), named after
 # its corpus by default. Nothing replaces the shipped model (static/model/ and SHIPPED_CKPT)
 # but `make ship NAME=...`.
@@ -38,18 +44,25 @@ PORT      ?= 8000
 # The built site: a folder of its own (setuptools writes build/ on `pip install .`).
 SITE      := _site
 DEFAULT_DESCRIPTION := Alice's Adventures in Wonderland by Lewis Carroll (Project Gutenberg \#11), last 10% held out; eleven companion books train only
-DESCRIPTION ?= $(if $(is_default),$(DEFAULT_DESCRIPTION))
+DESCRIPTION ?= $(if $(RECORD),$(call recorded,corpus.description),$(if $(is_default),$(DEFAULT_DESCRIPTION)))
 # The recipe the shipped model was trained with (docs/experiments.md, run M4): the
 # induction curriculum, which grows a layer-2 induction head through a layer-1 head and keeps a
 # speaker head beside it. One thread: two give other last bits, and on two threads this recipe
 # missed the speaker story's opening view by 0.03 (run M2), so `make model` takes ~15 minutes, not ~10.
 # RECIPE= trains the plain text-only model of the trainer's defaults (~5 minutes, no circuit).
+# The trainer reads it whole (--recipe), so that STEPS can fall back to the plain recipe.
 RECIPE    ?= --threads 1 --steps 2500 --warmup-frac 0.02 --patience 100 --seed 2 --dropout 0 \
 	--layer1-slope-scale 4 --synthetic-steps 300 --synthetic-heads 2.4 --repeat-frac 0.0625 \
 	--repeat-min-period 8 --repeat-max-period 64 --repeat-embeddings frozen-after-warm-up \
 	--text-heads-off 2.4 --text-heads-off-frac 0.9
-# Training flags beyond the texts and the recipe (they win over it), e.g. TRAIN_FLAGS="--steps 3000".
+# STEPS=N trains N steps with the recipe fitted to them: its snapshots and its warm-up's start
+# scale with N, its 300-step warm-up stays whole and needs N >= 600; below that N steps of the
+# plain recipe (RECIPE=). The run says which before it starts (train/recipe.py has the rule).
+STEPS     ?=
+# Training flags beyond the texts and the recipe (they win over it), e.g. TRAIN_FLAGS="--seed 3".
 TRAIN_FLAGS ?=
+TRAIN_ARGS = --corpus "$(CORPUS)" $(if $(COMPANIONS),--companions $(COMPANIONS)) --out $(CKPT) \
+	--recipe="$(RECIPE)" $(if $(STEPS),--fit-steps $(STEPS)) $(TRAIN_FLAGS)
 # The default view is chosen at export from what the model does; VIEW_FLAGS="--text ... --layer 2
 # --head 3" pins it. Heads carry no order: HEAD_ORDER="2:3,1,2,4" renumbers layer 2's at export.
 VIEW_FLAGS ?=
@@ -70,12 +83,13 @@ test: $(call GROUP,test) $(NODE) $(CHROMIUM) $(FIREFOX) $(WEBKIT) $(XVFB) lint
 site: $(call GROUP,site) $(RUNTIME)
 	$(PY) site/build.py --out $(SITE) --model $(MODEL)
 
-# Train tokenizer + model on CORPUS + COMPANIONS and export models/NAME/: 15 minutes on 2 idle
-# cores with the shipped RECIPE (its training runs on one thread), ~5 with RECIPE=. The training
-# bar's run_left is the whole run's time left, export included; export has a bar of its own.
-# Everything export will need is checked first, so a bad flag or path costs seconds, not a run.
+# Train tokenizer + model on CORPUS + COMPANIONS and export models/NAME/. Everything training and
+# export will need is checked first (train --check also prints the recipe and the time the run
+# will take at its steps and threads), so a bad flag or path costs seconds, not a run. The
+# training bar's run_left is the whole run's time left, export included; export has a bar of its own.
 model: $(call GROUP,train)
-	@echo "make model: tokenizer, training, export; $(if $(RECIPE),about 15 minutes on 2 cores (RECIPE trains on one thread),about 5 minutes on 2 cores)"
+	@echo "make model: tokenizer, training and export into $(MODEL_OUT)/"
+	$(PY) -m train --check $(TRAIN_ARGS)
 	$(PY) -m export --check $(EXPORT_FLAGS) -- $(RECIPE) $(TRAIN_FLAGS)
 	$(MAKE) train export
 
@@ -85,7 +99,7 @@ corpus: $(call GROUP,train)
 	$(PY) -m train.download --out corpus
 
 train: $(call GROUP,train)
-	OMP_WAIT_POLICY=PASSIVE $(PY) -m train --corpus "$(CORPUS)" $(if $(COMPANIONS),--companions $(COMPANIONS)) --out $(CKPT) $(RECIPE) $(TRAIN_FLAGS)
+	OMP_WAIT_POLICY=PASSIVE $(PY) -m train $(TRAIN_ARGS)
 
 export: $(call GROUP,train)
 	$(PY) -m export --checkpoint $(CKPT) $(EXPORT_FLAGS)
@@ -174,7 +188,11 @@ clean:
 
 # A model's targets: held-out bits per character beside gzip -9, xz and bzip2, the default view's
 # weight and story, and the best head scores. `make eval` is the shipped model; NAME=... a retrain.
-EVAL_CKPT  = $(if $(filter command line environment,$(origin NAME)),$(CKPT),$(SHIPPED_CKPT))
-EVAL_MODEL = $(if $(filter command line environment,$(origin NAME)),$(MODEL_OUT),static/model)
+# The text scored is the one the model's meta.json records; a CORPUS= given must be that text.
+NAMED      = $(filter command line environment,$(origin NAME))
+EVAL_CKPT  = $(if $(NAMED),$(CKPT),$(SHIPPED_CKPT))
+EVAL_MODEL = $(if $(NAMED),$(MODEL_OUT),static/model)
+# The shipped model's record names ../shared/corpus/; a fresh clone has the same text in corpus/.
+EVAL_CORPUS = $(if $(filter command line environment,$(origin CORPUS)),$(CORPUS),$(if $(NAMED),,$(DEFAULT_CORPUS)))
 eval: $(call GROUP,train)
-	$(PY) -m train.evaluate --checkpoint $(EVAL_CKPT) --corpus "$(CORPUS)" --meta $(EVAL_MODEL)/meta.json
+	$(PY) -m train.evaluate --checkpoint $(EVAL_CKPT) --meta $(EVAL_MODEL)/meta.json $(if $(EVAL_CORPUS),--corpus "$(EVAL_CORPUS)")

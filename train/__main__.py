@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -12,7 +14,10 @@ from train.checkpoint import load_checkpoint
 from train.data import read_companions, read_corpus
 from train.evaluate import report
 from train.files import UserError, ensure_writable_dir
+from train.machine import check_machine
 from train.model import ModelConfig
+from train.recipe import fit_steps, recipe_line
+from train.run_eta import estimate_line
 from train.settings import TrainArgs
 from train.trainer import fit, resume_path
 
@@ -57,6 +62,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--out", default=defaults.out,
                    help="checkpoint to write (default: models/<corpus file name>.pt)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue an interrupted run (*.resume.pt)")
+    p.add_argument("--recipe", default="", metavar="FLAGS",
+                   help="a recipe's flags as one string (make's RECIPE); the flags given beside it win over them")
+    p.add_argument("--fit-steps", type=int, default=0, metavar="N",
+                   help="train N steps with the recipe fitted to them, or with the plain text-only recipe when its "
+                        "curriculum cannot fit (train/recipe.py has the rule); the run says which")
+    p.add_argument("--check", action="store_true",
+                   help="check every setting, file and folder, say the recipe and the time it will take, write nothing")
     _add_flags(p.add_argument_group("model (recorded in the checkpoint; export needs no flags)"), ModelConfig)
     _add_flags(p.add_argument_group("training"), TrainArgs, skip={"corpus", "out", "companions", "model"})
     return p.parse_args(argv)
@@ -75,9 +87,10 @@ def args_from(ns: argparse.Namespace) -> TrainArgs:
         raise UserError(f"training settings do not work: {exc}. See `python -m train --help`.")
 
 
-def check_outputs(out: Path) -> list[Path]:
+def check_outputs(out: Path, create: bool = True) -> list[Path]:
     """Every path the run will write, checked before minutes of training rather than after.
-    Returns the folders it had to create (removed again if the run writes nothing)."""
+    Returns the folders it had to create (removed again if the run writes nothing); with
+    create=False it creates none and checks that the nearest existing folder is writable."""
     for path in (Path(out), resume_path(out)):
         if path.is_dir():
             raise UserError(f"--out {path} is a folder; name the checkpoint file to write, e.g. {path}/model.pt.")
@@ -85,8 +98,33 @@ def check_outputs(out: Path) -> list[Path]:
             raise UserError(f"--out {path} exists and is not a regular file; choose another path.")
     folder = Path(out).parent
     created = [p for p in [folder, *folder.parents] if not p.exists()]
-    ensure_writable_dir(folder)
-    return created
+    if create:
+        ensure_writable_dir(folder)
+        return created
+    nearest = next(p for p in [folder, *folder.parents] if p.exists())
+    if not (nearest.is_dir() and os.access(nearest, os.W_OK | os.X_OK)):
+        raise UserError(f"cannot write {out}: {nearest} is not a writable folder. Fix its permissions or choose another.")
+    return []
+
+
+def planned_args(ns: argparse.Namespace, argv: list[str]) -> tuple[TrainArgs, str]:
+    """The run's settings and the line saying which recipe: the recipe's flags first (the ones
+    given beside them win), fitted to --fit-steps when that is given."""
+    try:
+        recipe = shlex.split(ns.recipe)
+    except ValueError as exc:
+        raise UserError(f"--recipe {ns.recipe!r} is not a list of flags ({exc}).")
+
+    def build(with_recipe: bool) -> TrainArgs:
+        with_flags = parse_args((recipe if with_recipe else []) + argv)
+        return args_from(with_flags)
+
+    if ns.fit_steps:
+        if ns.fit_steps < 1:
+            raise UserError(f"--fit-steps {ns.fit_steps} must be a whole number, at least 1 (make: STEPS=).")
+        return fit_steps(build, ns.fit_steps)
+    args = build(True)
+    return args, recipe_line(args)
 
 
 def remove_empty(folders: list[Path]) -> None:
@@ -96,7 +134,8 @@ def remove_empty(folders: list[Path]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ns = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    ns = parse_args(argv)
     args = None
     created: list[Path] = []
     try:
@@ -113,10 +152,12 @@ def main(argv: list[str] | None = None) -> int:
                 args.corpus = ns.corpus
             if ns.companions:
                 args.companions = ns.companions
+            line = f"resuming: {recipe_line(args)}"
         else:
             if not ns.corpus:
                 raise UserError("no corpus given. Pass --corpus PATH (any UTF-8 text file).")
-            args = args_from(ns)
+            args, line = planned_args(ns, argv)
+            check_machine(args)
         corpus = read_corpus(args.corpus)
         companions = read_companions(args.companions, corpus)
         if resume:
@@ -125,7 +166,13 @@ def main(argv: list[str] | None = None) -> int:
                 raise UserError(f"{args.corpus} is not the text the interrupted run was training on.")
             if [c["sha256"] for c in recorded.get("companions", [])] != [c.sha256 for c in companions]:
                 raise UserError("the companion texts differ from the ones the interrupted run was training on.")
+        if ns.check:
+            check_outputs(args.output(), create=False)
+            print(line)
+            print(estimate_line(args, corpus, companions))
+            return 0
         created = check_outputs(args.output())  # before minutes of training, not after
+        print(line, file=sys.stderr)
         if companions:
             chars = sum(len(c.text) for c in companions)
             print(f"companions: {len(companions)} texts, {chars:,} characters (training only)", file=sys.stderr)

@@ -72,20 +72,69 @@ def evaluate(ckpt_path: Path, corpus_path: Path) -> tuple[float, dict[str, float
     return nats_to_bpc(nats, len(corpus.heldout_text)), compressor_baselines(corpus)
 
 
+def read_meta(path: Path) -> dict:
+    try:
+        meta = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path} does not exist: export the model first (make model NAME=..., or make export).")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path} is not a readable meta.json ({type(exc).__name__}). Export the model again.")
+    corpus = meta.get("corpus") if isinstance(meta, dict) else None
+    if not (isinstance(corpus, dict) and isinstance(corpus.get("sha256"), str)):
+        raise UserError(f"{path} records no corpus sha256. Export the model again.")
+    return meta
+
+
+def recorded_corpus(meta: dict, meta_path: Path, given: Path | None) -> Path:
+    """The text the model in `meta_path` was trained on: its recorded path, or `given`, which
+    must be that same text (its sha256), never a second one scored silently."""
+    want = meta["corpus"]["sha256"]
+    name = meta["corpus"].get("name", "its corpus")
+    recorded = (meta.get("train_args") or {}).get("corpus")
+    folder = Path(meta_path).parent
+    if given is not None:
+        if read_corpus(given).sha256 != want:
+            where = f" (recorded at {recorded})" if recorded else ""
+            raise UserError(f"CORPUS={given} is not the text {folder} was trained on, {name}{where}, sha256 {want[:12]}...; "
+                            f"leave CORPUS= out to score the recorded text.")
+        return Path(given)
+    if not recorded:
+        raise UserError(f"{meta_path} records no corpus path; pass the text {name} it was trained on as CORPUS=.")
+    try:
+        same = read_corpus(Path(recorded)).sha256 == want
+    except UserError:
+        raise UserError(f"{folder} was trained on {recorded}, which is not readable here; pass that text as CORPUS=.")
+    if not same:
+        raise UserError(f"{recorded} has changed since {folder} was trained on it (sha256 differs); "
+                        f"pass the text it was trained on as CORPUS=.")
+    return Path(recorded)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__)
     p.add_argument("--checkpoint", default="checkpoints/alice.pt", help="default: %(default)s")
-    p.add_argument("--corpus", required=True, help="the text the checkpoint was trained on")
-    p.add_argument("--meta", help="an exported meta.json of this checkpoint: also print the targets table")
+    p.add_argument("--meta", help="the checkpoint's exported meta.json: the text it records is the one scored, "
+                                  "and the targets table is printed too")
+    p.add_argument("--corpus", help="the text the checkpoint was trained on (with --meta: optional, and checked "
+                                    "against the record)")
     ns = p.parse_args(argv)
     try:
-        bpc, baselines = evaluate(Path(ns.checkpoint), Path(ns.corpus))
+        meta = read_meta(Path(ns.meta)) if ns.meta else None
+        if meta is not None:
+            corpus = recorded_corpus(meta, Path(ns.meta), Path(ns.corpus) if ns.corpus else None)
+        elif ns.corpus:
+            corpus = Path(ns.corpus)
+        else:
+            raise UserError("pass --meta (the model's meta.json, which names its text) or --corpus.")
+        bpc, baselines = evaluate(Path(ns.checkpoint), corpus)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    text = read_corpus(corpus)
+    print(f"text: {corpus}, sha256 {text.sha256}, held out: its last {len(text.heldout_text):,} characters")
     print(report(bpc, baselines))
-    if ns.meta:
-        print(targets(json.loads(Path(ns.meta).read_text(encoding="utf-8")), bpc, baselines))
+    if meta is not None:
+        print(targets(meta, bpc, baselines))
     return 0
 
 

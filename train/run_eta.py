@@ -32,3 +32,50 @@ def clock(seconds: float) -> str:
 def run_left(steps_left: int, seconds_per_step: float, eval_seconds: float, points: int) -> str:
     """The postfix for the training bar: what is left of the whole run, export included."""
     return clock(steps_left * seconds_per_step + export_seconds(eval_seconds, points))
+
+
+
+# Before any run: the whole `make model`'s time from its settings, for the line it prints first.
+# Seconds per training step at the default size (batch 32, n_ctx 128, d_model 80) on the 2-core
+# machine, by recipe and threads (the curriculum's text steps run the batch in three parts).
+PACE = {("plain", 1): 0.21, ("plain", 2): 0.13, ("curriculum", 1): 0.30, ("curriculum", 2): 0.20}
+# One held-out evaluation, per held-out character (the shipped recipe: 14,443 characters, 0.53 s).
+EVAL_SECONDS_PER_CHAR = 0.53 / 14443
+# What comes before the first step and around export's points: imports, reading the texts,
+# the tokenizer (per MB of training text), export's start and its parity check.
+START_SECONDS = 5.0
+TOKENIZER_SECONDS_PER_MB = 6.0
+EXPORT_START_SECONDS = 6.0
+EXPORT_SECONDS_PER_POINT = 0.4
+
+
+def planned_seconds(args, heldout_chars: int, training_chars: int, curriculum: bool) -> tuple[float, float]:
+    """(training, export) seconds for a run with these settings, at the measured pace (an upper
+    bound: early stopping ends a run sooner)."""
+    cfg = args.model
+    size = (args.batch_size / 32) * (cfg.n_ctx / 128) * (cfg.d_model / 80)
+    pace = PACE[("curriculum" if curriculum else "plain", min(args.threads, 2))] * size
+    evaluation = EVAL_SECONDS_PER_CHAR * heldout_chars * size
+    points = len(args.snapshot_steps()) + 1
+    evaluations = args.steps // args.eval_every + points
+    training = (START_SECONDS + TOKENIZER_SECONDS_PER_MB * training_chars / 1e6
+                + args.steps * pace + evaluations * evaluation)
+    export = EXPORT_START_SECONDS + EXPORT_SECONDS_PER_POINT * points + export_seconds(evaluation, points)
+    return training, export
+
+
+def minutes(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(10, round(seconds / 10) * 10)} seconds"
+    return f"{round(seconds / 60)} minutes"
+
+
+def estimate_line(args, corpus, companions) -> str:
+    """'estimate: about 2 minutes ...': the line `make model` prints before it starts."""
+    from train.recipe import has_curriculum  # the recipe module imports the settings, not this one
+
+    chars = len(corpus.train_text) + sum(len(c.text) for c in companions)
+    training, export = planned_seconds(args, len(corpus.heldout_text), chars, has_curriculum(args))
+    threads = f"{args.threads} thread{'s' * (args.threads != 1)}"
+    return (f"estimate: about {minutes(training + export)} on 2 idle cores: training {clock(training)} "
+            f"({args.steps:,} steps on {threads}, less if it stops early), export {clock(export)}")

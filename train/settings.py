@@ -4,6 +4,7 @@ written (a bad flag must cost seconds, not the minutes of training before it wou
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -15,18 +16,18 @@ from train.model import ModelConfig
 # of the curriculum forms (~1,000-1,500): a reader scrubbing the timeline sees each change
 # happen between two snapshots. Steps past the run's end are dropped; the shipped model itself
 # (the best step) is the timeline's last point.
+ASCII_NUMBER = re.compile(r"[0-9]+")
 DEFAULT_SNAPSHOTS = "0,10,25,50,100,200,350,500,750,1000,1100,1200,1300,1400,1500,1750,2000,2250,2500"
 
 
 def parse_steps(spec: str) -> list[int]:
     """'0,10,25' -> [0, 10, 25]; '' -> []. Sorted, each step once."""
-    try:
-        steps = sorted({int(part) for part in spec.replace(" ", "").split(",") if part})
-    except ValueError:
-        raise ValueError(f"snapshots={spec!r} must be whole step numbers separated by commas, e.g. 0,10,100")
-    if steps and steps[0] < 0:
+    parts = [part for part in spec.replace(" ", "").split(",") if part]
+    if any(part.startswith("-") and ASCII_NUMBER.fullmatch(part[1:]) for part in parts):
         raise ValueError(f"snapshots={spec!r}: a step cannot be negative")
-    return steps
+    if not all(ASCII_NUMBER.fullmatch(part) for part in parts):
+        raise ValueError(f"snapshots={spec!r} must be whole step numbers separated by commas, e.g. 0,10,100")
+    return sorted({int(part) for part in parts})
 
 
 @dataclass
@@ -106,11 +107,14 @@ class TrainArgs:
         need(finite(self.synthetic_dropout) and 0 <= self.synthetic_dropout < 1,
              f"synthetic_dropout={self.synthetic_dropout} must be at least 0 and below 1")
         need(isinstance(self.seed, int) and 0 <= self.seed < 2**63, f"seed={self.seed} must be a whole number, 0 or more")
-        need(isinstance(self.synthetic_steps, int) and 0 <= self.synthetic_steps < self.steps,
-             f"synthetic_steps={self.synthetic_steps} must be 0 or more and below steps={self.steps}")
+        shorter = (f"; to train {self.steps} steps, fit the recipe to them (make model STEPS={self.steps}, "
+                   f"python -m train --fit-steps {self.steps}) or train without the curriculum (make model RECIPE=)")
+        need(isinstance(self.synthetic_steps, int) and self.synthetic_steps >= 0,
+             f"synthetic_steps={self.synthetic_steps} must be a whole number, 0 or more")
+        need(self.synthetic_steps < self.steps, f"synthetic_steps={self.synthetic_steps} must be below steps={self.steps}{shorter}")
         need(isinstance(self.synthetic_start, int) and 0 <= self.synthetic_start
              and self.synthetic_start + self.synthetic_steps <= self.steps,
-             f"synthetic_start={self.synthetic_start}: the synthetic steps must end by steps={self.steps}")
+             f"synthetic_start={self.synthetic_start}: the synthetic steps must end by steps={self.steps}{shorter}")
         lo, hi = self.repeat_min_period, self.repeat_max_period
         need(isinstance(lo, int) and isinstance(hi, int) and lo >= 0 and hi >= 0,
              f"repeat periods {lo}..{hi} must be whole numbers, 0 or more")
@@ -165,7 +169,9 @@ class TrainArgs:
         pairs = []
         for item in spec:
             layer, _, head = item.partition(".")
-            if not (layer.isdigit() and head.isdigit() and 1 <= int(layer) <= cfg.n_layer and 1 <= int(head) <= cfg.n_head):
+            # ASCII digits only, as the page reads heads: str.isdigit() takes "²" and int() then fails.
+            if not (ASCII_NUMBER.fullmatch(layer) and ASCII_NUMBER.fullmatch(head)
+                    and 1 <= int(layer) <= cfg.n_layer and 1 <= int(head) <= cfg.n_head):
                 raise ValueError(f"{name}={getattr(self, name)!r}: {item!r} is not layer.head "
                                  f"within {cfg.n_layer} layers x {cfg.n_head} heads (1-based)")
             pairs.append((int(layer) - 1, int(head) - 1))

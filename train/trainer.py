@@ -138,6 +138,9 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
     tokenizer = load_tokenizer_json(tokenizer_json)
     cfg = args.model
     if tokenizer.get_vocab_size() != cfg.vocab_size:  # a small text runs out of merges early
+        if not resume:
+            print(f"vocabulary: asked for {cfg.vocab_size:,} tokens, the text supports {tokenizer.get_vocab_size():,} "
+                  "(no pair of tokens is left that occurs twice); the model is built with those", file=sys.stderr)
         cfg = ModelConfig(**{**cfg.to_dict(), "vocab_size": tokenizer.get_vocab_size()})
     corpus_ids = encode(tokenizer, corpus.train_text)  # the held-out part's left context
     train_ids = encode(tokenizer, text)
@@ -178,6 +181,8 @@ def fit(corpus: Corpus, args: TrainArgs, resume: dict | None = None,
         "corpus": {"name": corpus.name, "sha256": corpus.sha256, "chars": len(corpus.text),
                    "heldout_chars": len(corpus.heldout_text),
                    "gutenberg_stripped": corpus.gutenberg_stripped,
+                   # The vocabulary asked for; config.vocab_size is what the text supported.
+                   "vocab_requested": args.model.vocab_size,
                    "companions": [c.record() for c in companions]},
         "train_args": args.to_dict(),
     }
