@@ -112,9 +112,11 @@ ship:
 	$(PY) site/doc_numbers.py
 	@echo "shipped $(NAME): static/model/, $(SHIPPED_CKPT) and the figures in README.md and docs/model.md replaced; rebuild with make site, commit them"
 
-# ruff for the Python, and TypeScript's checker over the widget's JavaScript (tsconfig.json:
+# Every `file.ext name` pointer in comments and docs resolves (tools/check_pointers.py), ruff
+# for the Python, and TypeScript's checker over the widget's JavaScript (tsconfig.json:
 # JSDoc types, no build step; the shipped files are the checked ones).
 lint: $(call GROUP,test) $(NODE)
+	$(PY) tools/check_pointers.py
 	$(PY) -m ruff check .
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
