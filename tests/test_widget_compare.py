@@ -157,7 +157,7 @@ def test_the_permalink_keeps_both_texts(view, site_url):
 
 
 COMPARE_JS = """
-const C = await import(process.cwd() + "/static/attention-view/features/compare.js");
+const C = await import(process.cwd() + "/static/attention-view/readouts/compare.js");
 const L = (texts) => texts.map((text) => ({ text }));
 const a = L(["The", " Dor", "mouse", " said", ",", " said"]);
 const b = L(["Then", " the", " Dor", "mouse", " said"]);

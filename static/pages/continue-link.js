@@ -1,10 +1,11 @@
 // @ts-check
-// The live page's links to a continuation (the view's "Continue", generation.js): the text as
-// it was before the model wrote, the settings that picked the tokens, and `continue=N`, the
-// number of tokens the model wrote. Opening such a link lets the model write those N tokens
-// again, which gives the very same token ids (the same seed, text and settings pick the same
-// tokens: sampler.js), where the written-out text would be tokenized afresh, and byte-level
-// BPE does not always give back the ids it came from.
+// The live page's links to a continuation (the view's "Continue",
+// features/generation/writer.js): the text as it was before the model wrote, the settings
+// that picked the tokens, and `continue=N`, the number of tokens the model wrote. Opening
+// such a link lets the model write those N tokens again, which gives the very same token
+// ids (the same seed, text and settings pick the same tokens: sampler.js), where the
+// written-out text would be tokenized afresh, and byte-level BPE does not always give back
+// the ids it came from.
 
 import { fromHash } from "../attention-view/widget.js";
 

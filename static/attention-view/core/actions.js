@@ -47,8 +47,8 @@ function keptWord(labels, pinned, text) {
  * another text: "Find the story" and "See it do this"), ablate {layer, head} or {ablate},
  * compare / compareText {compare} (turning compare mode on or off / typing the second text).
  * generate {text} (the model wrote on), undo {text, token}, settings {temperature, topk, seed}
- * ("Continue", generation.js), step {step} (a training step, null for the shipped model: the
- * timeline, features/timeline.js).
+ * ("Continue", features/generation/writer.js), step {step} (a training step, null for the shipped model: the
+ * timeline, features/timeline/timeline.js).
  * @param {State} state
  * @param {any} action
  * @param {{count: number, nLayer: number, nHead: number, labels?: {text: string}[]|null}} dims

@@ -42,7 +42,7 @@ import { dispatch } from "./dispatch.js";
  * @property {() => Promise<Result>} ready  resolves once the current state is drawn live
  * @property {() => Status} status
  * @property {(run: Run, action: object) => void} show  puts a run the feature computed on
- *   screen (a continuation: generation.js), then applies `action` (its new text)
+ *   screen (a continuation: features/generation/writer.js), then applies `action` (its new text)
  * @property {() => void} schedule  asks for another update (a run the feature changed in place)
  * @property {() => HTMLTextAreaElement|null} textBox  the view's text box, once the UI is built
  */
@@ -59,7 +59,7 @@ import { dispatch } from "./dispatch.js";
  * @property {(action: any, view: View|null) => any} [translate]  turns an action of its own
  *   ("story") into a state action (a jump), or null for nothing to do; undefined: not its action
  * @property {(state: State) => ModelChoice|null} [model]  another model than the shipped one
- *   for this state (a training step's: features/timeline.js); null: the shipped one
+ *   for this state (a training step's: features/timeline/timeline.js); null: the shipped one
  */
 
 /**

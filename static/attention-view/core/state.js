@@ -56,7 +56,7 @@ export const COMPACT = ["0", "1"];
  * @property {string|null} ablate  canonical "1.2 2.3", null when every head is on
  * @property {string|null} compare  compare mode's second text; null = compare mode off
  * @property {number|null} step  a training step: the model as its last snapshot at or before
- *   that step was (features/timeline.js); null = the shipped model
+ *   that step was (features/timeline/timeline.js); null = the shipped model
  * @property {string|null} temperature  Continue's settings, as written (sampler.js checks them)
  * @property {string|null} topk
  * @property {string|null} seed
@@ -189,7 +189,7 @@ function readCompact(a) {
 /** The state keys in SCHEMA's order (the permalink and the iframe's query write them so). */
 export const STATE_KEYS = SCHEMA.map((k) => k.key);
 
-/** The generation settings among them (generation.js): kept as written; sampler.js checks them. */
+/** The generation settings among them (features/generation/writer.js): kept as written; sampler.js checks them. */
 export const GENERATE_KEYS = SCHEMA.filter((k) => k.type === "setting").map((k) => k.key);
 
 /** What the Python side reads (../state-schema.json, written by `make schema`). */

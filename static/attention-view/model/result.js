@@ -23,17 +23,17 @@ import { AttentionTensor } from "./attention.js";
  * @property {"share"|"relative"} scale  the colour scale (state.js SCALES)
  * @property {(import("./runs.js").Truncation & {shown: number})|null} truncated
  * @property {number|null} step  the training step whose snapshot computed all of this (the
- *   timeline: features/timeline.js); null: the shipped model
+ *   timeline: features/timeline/timeline.js); null: the shipped model
  * @property {[number, number][]} ablated  heads switched off, [layer, head] 1-based ([] = none);
- *   `attention`, `scores` and `top` are then the ablated run's (features/ablation-view.js)
+ *   `attention`, `scores` and `top` are then the ablated run's (features/ablation/ablation.js)
  * @property {{id: number, text: string|null, p: number}[]} topBaseline  the top 5 at the pinned
  *   token with every head on (equal to `top` when no head is off)
  * @property {{id: number, text: string|null, p: number, pBaseline: number}|null} nextToken  the
  *   token that comes next in the text, its probability in this run and with every head on;
  *   null at the last token
- * @property {import("../features/compare.js").CompareResult|null} compare  the second sentence in compare
+ * @property {import("../readouts/compare.js").CompareResult|null} compare  the second sentence in compare
  *   mode; null otherwise
- * @property {import("../features/induction.js").InductionResult} [induction]  the induction head's
+ * @property {import("../features/induction/induction.js").InductionResult} [induction]  the induction head's
  *   readout, only for a model whose meta.json records a circuit
  */
 

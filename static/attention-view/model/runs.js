@@ -48,7 +48,7 @@
  *   form; null or absent: every head on)
  * @property {import("./head-set.js").Ablation|null} [off]  the same, read (the list of heads)
  * @property {{text: string, count: number, settings: object}} [continued]  a continuation
- *   (generation.js): the text before the model wrote, its number of tokens, and the settings
+ *   (features/generation/writer.js): the text before the model wrote, its number of tokens, and the settings
  *   that picked the rest; its ids are the model's, not a tokenization of `text`
  * @property {Outputs|null} [baseline]  the same text with every head on (masked-run.js); `out`
  *   itself when no head is off
@@ -160,7 +160,7 @@ export async function ensureLogits(model, run, positions) {
  */
 export async function liveRun(model, text, headMask = null, previous = null, positions = null) {
   // The same text as `previous` keeps its ids: a continuation's are the ids the model chose
-  // (generation.js), which tokenizing its text again need not give back.
+  // (features/generation/writer.js), which tokenizing its text again need not give back.
   const same = previous?.model === model && previous.text === text && previous.ids.length > 0;
   const { ids, pieces, truncated } = same ? previous : lastTokens(model, text);
   const run = /** @type {Run} */ ({

@@ -3,7 +3,7 @@
 // off) and the text's next token in both runs. Pure: no DOM, no model; the runs come from the
 // graph with its head_mask (../model/head-set.js reads the `ablate` key).
 
-import { softmaxOf } from "../readouts/readouts.js";
+import { softmaxOf } from "./readouts.js";
 
 /** True when `heads` switches off every head of the model. */
 export function everyHeadOff(heads, config) {

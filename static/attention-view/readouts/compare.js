@@ -4,7 +4,7 @@
 // Pure: no DOM, no model (the second text's numbers come from its own run of the graph).
 
 import { wordsOf, findWord } from "../model/words.js";
-import { viewRow } from "../readouts/readouts.js";
+import { viewRow } from "./readouts.js";
 import { toResult } from "../model/result.js";
 
 /**

@@ -5,11 +5,11 @@
 // rows moved. The runs come from the graph with its head_mask (the controller computes the
 // view's run for the state's `ablate`); `result` gets `ablated`, `topBaseline` and `nextToken`.
 
-import { h, setText, setHidden, setAttr, bringIntoView } from "../core/dom.js";
-import { everyHeadOff, shortNames, longNames, pairedBars, nextTokenChange, ablationResult } from "./ablation.js";
-import { pieceLabel } from "../model/token-labels.js";
-import { percent } from "../readouts/readouts.js";
-import { isHeadOff } from "../model/head-set.js";
+import { h, setText, setHidden, setAttr, bringIntoView } from "../../core/dom.js";
+import { everyHeadOff, shortNames, longNames, pairedBars, nextTokenChange, ablationResult } from "../../readouts/ablation.js";
+import { pieceLabel } from "../../model/token-labels.js";
+import { percent } from "../../readouts/readouts.js";
+import { isHeadOff } from "../../model/head-set.js";
 
 const MAX_BARS = 10; // the union of two top-5 lists
 
@@ -38,7 +38,7 @@ function paintSwitch(sw, off) {
 /**
  * In the compact view (only the row and the grid of heads) the grid still marks the heads
  * the attributes switch off, but has no switches and no panel.
- * @type {import("../core/feature.js").Feature}
+ * @type {import("../../core/feature.js").Feature}
  */
 export const ablation = {
   name: "ablation",

@@ -3,12 +3,12 @@
 // above the other (same layer, head, view and heads off; the pinned token found by word in
 // both), and the difference word by word, with its sign in words as well as in colour.
 
-import { h, setText, setHidden, setAttr } from "../core/dom.js";
-import { steppedColor, ink, level } from "../readouts/palette.js";
-import { chipText } from "../model/token-labels.js";
-import { viewName, wholePercent, percent } from "../readouts/readouts.js";
-import { comparison, pinnedSpec, compareResult } from "./compare.js";
-import { compareRun, runMatches } from "../model/masked-run.js";
+import { h, setText, setHidden, setAttr } from "../../core/dom.js";
+import { steppedColor, ink, level } from "../../readouts/palette.js";
+import { chipText } from "../../model/token-labels.js";
+import { viewName, wholePercent, percent } from "../../readouts/readouts.js";
+import { comparison, pinnedSpec, compareResult } from "../../readouts/compare.js";
+import { compareRun, runMatches } from "../../model/masked-run.js";
 
 function signed(d) {
   const v = 100 * d;
@@ -44,7 +44,7 @@ class ChipRow {
   }
 }
 
-/** @type {import("../core/feature.js").Feature} */
+/** @type {import("../../core/feature.js").Feature} */
 export const compare = {
   name: "compare",
   mount(slots, ctx) {

@@ -3,13 +3,13 @@
 // temperature, top-k and seed behind a "Continue options" disclosure (closed unless a setting
 // is set or wrong), a visible progress line, and a polite live region that
 // announces the new tokens in batches (a screen reader hears "added «the» (43%), «Queen»
-// (12%)" every second or so, not twenty interruptions). The writer (generation.js) does the
+// (12%)" every second or so, not twenty interruptions). The writer (writer.js) does the
 // work; this module only wires the controls to it and reports what it does.
 
-import { h, setText, setHidden } from "../core/dom.js";
-import { checkSetting, DEFAULTS } from "../model/sampler.js";
-import { SETTING_ATTRIBUTES, Writer } from "./generation.js";
-import { displayText, pieceLabel } from "../model/token-labels.js";
+import { h, setText, setHidden } from "../../core/dom.js";
+import { checkSetting, DEFAULTS } from "../../model/sampler.js";
+import { SETTING_ATTRIBUTES, Writer } from "./writer.js";
+import { displayText, pieceLabel } from "../../model/token-labels.js";
 
 const ANNOUNCE_EVERY_MS = 1200;
 
@@ -32,7 +32,7 @@ function writerOf(ctx) {
   return writers.get(ctx);
 }
 
-/** @type {import("../core/feature.js").Feature} */
+/** @type {import("../../core/feature.js").Feature} */
 export const generation = {
   name: "generation",
   methods: {
@@ -43,7 +43,7 @@ export const generation = {
     const writer = writerOf(ctx);
     writer.ui = addControls(slots, ctx, writer);
     return {
-      // For the permalink: the text before the model wrote, and what wrote the rest (generation.js).
+      // For the permalink: the text before the model wrote, and what wrote the rest (writer.js).
       change(detail, next) {
         detail.continued = writer.continued(next.text);
       },

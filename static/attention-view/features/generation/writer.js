@@ -13,10 +13,10 @@
 // (controller.js update), so until the reader edits the text, nothing tokenizes it again;
 // after an edit, the text is tokenized as any other.
 
-import { sampleNext, uniformAt, checkSettings, DEFAULTS } from "../model/sampler.js";
-import { withPredictions, withLabels, ensureLogits } from "../model/runs.js";
-import { maskFor } from "../model/head-set.js";
-import { SCHEMA } from "../core/state.js";
+import { sampleNext, uniformAt, checkSettings, DEFAULTS } from "../../model/sampler.js";
+import { withPredictions, withLabels, ensureLogits } from "../../model/runs.js";
+import { maskFor } from "../../model/head-set.js";
+import { SCHEMA } from "../../core/state.js";
 
 export const STEP_MEASURE = "attention-view:generate-step";
 
@@ -60,7 +60,7 @@ function nextFrame() {
  * run on screen with `ctx.show`.
  */
 export class Writer {
-  /** @param {import("../core/feature.js").Context} ctx */
+  /** @param {import("../../core/feature.js").Context} ctx */
   constructor(ctx) {
     this.c = ctx;
     this.job = null; // the running generation: {stopped: null | "stop" | "edit"}

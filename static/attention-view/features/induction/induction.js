@@ -7,10 +7,10 @@
 // makes the stripe fade (the ablation panel shows the prediction falling with it). Every
 // number comes from the run on screen; `result.induction` carries them for pages and tests.
 
-import { h, setText, setHidden } from "../core/dom.js";
-import { ensureLogits } from "../model/runs.js";
-import { inductionRows, repeatedText, isRepeated, exampleRow } from "../readouts/induction.js";
-import { wholePercent, softmaxOf } from "../readouts/readouts.js";
+import { h, setText, setHidden } from "../../core/dom.js";
+import { ensureLogits } from "../../model/runs.js";
+import { inductionRows, repeatedText, isRepeated, exampleRow } from "../../readouts/induction.js";
+import { wholePercent, softmaxOf } from "../../readouts/readouts.js";
 
 /**
  * @typedef {Object} InductionResult
@@ -50,7 +50,7 @@ const rowsIn = (out, ids, [l, hd]) => {
   return out ? inductionRows((q) => out.attention.row(l - 1, hd - 1, q), ids) : null;
 };
 
-/** @type {import("../core/feature.js").Feature} */
+/** @type {import("../../core/feature.js").Feature} */
 export const induction = {
   name: "induction",
   mount(slots, ctx) {

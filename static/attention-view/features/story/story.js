@@ -4,11 +4,11 @@
 // place in the ranking is kept with the run it ranks, so the line beside the buttons can say
 // which row of how many the view shows, while it still shows it.
 
-import { h, setText } from "../core/dom.js";
-import { storyRanking } from "../readouts/story.js";
-import { wholePercent } from "../readouts/readouts.js";
+import { h, setText } from "../../core/dom.js";
+import { storyRanking } from "../../readouts/story.js";
+import { wholePercent } from "../../readouts/readouts.js";
 
-/** @type {import("../core/feature.js").Feature} */
+/** @type {import("../../core/feature.js").Feature} */
 export const story = {
   name: "story",
   mount(slots, ctx) {
@@ -18,7 +18,7 @@ export const story = {
     slots.put("row-tools", h("p.story", {}, find, next, line));
     find.addEventListener("click", () => ctx.act({ type: "story", next: false }));
     next.addEventListener("click", () => ctx.act({ type: "story", next: true }));
-    /** @type {{out: any, index: number, total: number, row: import("../readouts/story.js").StoryRow}|null} */
+    /** @type {{out: any, index: number, total: number, row: import("../../readouts/story.js").StoryRow}|null} */
     let at = null;
 
     return {

@@ -6,8 +6,8 @@
 // shown at so that its text stays legible on a phone: rebuilt when that width or the selected
 // head changes, and only the mark moves on a step change.
 
-import { h } from "../core/dom.js";
-import { heldoutSeries, mainScore, scoreSeries, viewSeries, grouped } from "../readouts/timeline.js";
+import { h } from "../../core/dom.js";
+import { heldoutSeries, mainScore, scoreSeries, viewSeries, grouped } from "../../readouts/timeline.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const HEIGHT = 246;
@@ -36,8 +36,8 @@ export function niceTicks(lo, hi, count) {
 
 export class TimelineChart {
   /**
-   * @param {import("../core/state.js").Meta} meta
-   * @param {import("../model/timeline.js").Timeline} timeline
+   * @param {import("../../core/state.js").Meta} meta
+   * @param {import("../../model/timeline.js").Timeline} timeline
    */
   constructor(meta, timeline) {
     this.meta = meta;

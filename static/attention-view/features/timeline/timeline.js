@@ -3,22 +3,22 @@
 // the shipped model. A slider over the snapshots (←/→ on it; a screen reader hears "step 350
 // of 1,500, held-out 2.31 bits per character"), a play button that walks through them, and a
 // chart of the held-out curve and the heads' scores with the step on screen marked
-// (timeline-chart.js). The `step` state key says which snapshot; this feature's `model` hands
+// (chart.js). The `step` state key says which snapshot; this feature's `model` hands
 // the controller that snapshot's model (model/timeline.js), so that everything on screen, the
 // row, strips, heatmap, math, top 5, heads switched off, compare and Continue, is computed by
 // that step's graph. Closed, it costs nothing: no byte of the timeline is fetched until the
 // reader opens it (or a link names a step).
 
-import { h, setText, setHidden, setAttr } from "../core/dom.js";
-import { hasTimeline, loadTimeline, loadedTimeline, loadStep, loadedStep, pointAt } from "../model/timeline.js";
-import { pointIndex, stepText, headText, mainScore, grouped } from "../readouts/timeline.js";
-import { TimelineChart } from "./timeline-chart.js";
+import { h, setText, setHidden, setAttr } from "../../core/dom.js";
+import { hasTimeline, loadTimeline, loadedTimeline, loadStep, loadedStep, pointAt } from "../../model/timeline.js";
+import { pointIndex, stepText, headText, mainScore, grouped } from "../../readouts/timeline.js";
+import { TimelineChart } from "./chart.js";
 
 const PLAY_MS = 1000; // each snapshot about a second on screen: time to see the row and the mark move
 const megabytes = (bytes) => `${(bytes / 1e6).toFixed(bytes < 1e6 ? 2 : 1)} MB`;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** @type {import("../core/feature.js").Feature} */
+/** @type {import("../../core/feature.js").Feature} */
 export const timeline = {
   name: "timeline",
   mount(slots, ctx) {
