@@ -2,9 +2,10 @@
 notebook's browser. Every state key of the element (its one list, STATE_KEYS in the widget's
 state module, its schema read at wheel-build time into `_assets/state_schema.json`) is a synced
 trait, checked by the page's rules (view_settings.py); `result` is the live result, sent back
-by the view after every change. The model folder (its training timeline included) and
-onnxruntime's wasm reach the browser as binary buffers of the widget's own messages: no URL
-is fetched, so it works without internet, CDN or extra server."""
+by the view after every change. The model folder and onnxruntime's wasm reach the browser as
+binary buffers of the widget's own messages: no URL is fetched, so it works without internet,
+CDN or extra server. The training timeline's files go one by one, when the view reads them (a
+step is shown, or its timeline opened): a view that never shows a step gets none of them."""
 
 from __future__ import annotations
 
@@ -54,7 +55,8 @@ def _wasm() -> bytes:
 def _timeline_names(folder, meta: dict) -> list[str]:
     """The training timeline's files as the view names them (static/attention-view/model/timeline.js:
     the manifest meta.json points to, and each snapshot's graph beside it), [] for a model without
-    one. The view finds them handed over, so `step` works in a notebook as on the page."""
+    one. The view is told their names with the model's files and asks for each when it reads it,
+    so `step` works in a notebook as on the page."""
     pointer = meta.get("timeline")
     if pointer is None:
         return []
@@ -74,9 +76,10 @@ def _timeline_names(folder, meta: dict) -> list[str]:
 
 
 @cache
-def _folder_files(folder) -> tuple[str, dict[str, bytes]]:
-    """(content hash, {name: bytes}) of the files the view reads from a model folder: the model's,
-    and its training timeline's (about 12 MB for the shipped model's 18 snapshots)."""
+def _folder_files(folder) -> tuple[str, dict[str, bytes], tuple[str, ...]]:
+    """(content hash, {name: bytes}, timeline names) of a model folder: the files every view reads,
+    and the names of its training timeline's (about 12 MB for the shipped model's 18 snapshots),
+    checked to be there but read only when the view asks for one (_timeline_file)."""
     missing = [n for n in VIEW_FILES if not (folder / n).is_file()]
     if missing:
         raise ModelError(f"{folder} has no {' and no '.join(missing)}, which the view needs: export the model again")
@@ -89,11 +92,23 @@ def _folder_files(folder) -> tuple[str, dict[str, bytes]]:
     missing = [n for n in names if not (folder / n).is_file()]
     if missing:
         raise ModelError(f"{folder} has no {missing[0]}, which its meta.json's training timeline lists: export the model again")
-    files.update({n: (folder / n).read_bytes() for n in names})
+    # meta.json records timeline.json's sha256, and timeline.json each snapshot's: hashing the
+    # view's files names the timeline too.
     digest = hashlib.sha256()
     for name, data in files.items():
         digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
-    return digest.hexdigest(), files
+    return digest.hexdigest(), files, tuple(names)
+
+
+def _timeline_file(folder, name) -> bytes:
+    """One file of the folder's training timeline, by the name the view asks for: only the ones
+    its meta.json lists, so a message from the page reads nothing else."""
+    if name not in _folder_files(folder)[2]:
+        raise ModelError(f"{name!r} is no file of this model's training timeline")
+    try:
+        return (folder / name).read_bytes()
+    except OSError as err:
+        raise ModelError(f"{folder / name} could not be read ({err.strerror}): export the model again")
 
 
 class StateKey(traitlets.TraitType):
@@ -141,7 +156,7 @@ class _View(anywidget.AnyWidget):
         unknown = sorted(set(state) - set(state_keys()))
         if unknown:
             raise ModelError(f"AttentionView has no setting {unknown[0]!r}: its settings are {', '.join(state_keys())}")
-        source, _ = _folder_files(self.model.folder)
+        source, _, _ = _folder_files(self.model.folder)
         super().__init__(_source=source, **state)
         self.on_msg(self._answer)
 
@@ -150,17 +165,28 @@ class _View(anywidget.AnyWidget):
         self.result = _result(change["new"])
 
     def _answer(self, _widget, content, _buffers):
-        """The view asks for the files it runs: "runtime" (the wasm) or "model" (the folder)."""
+        """The view asks for the files it runs: "runtime" (the wasm), "model" (the files every
+        view reads, and the names of the ones it may ask for later) or "timeline" (one of those,
+        by `name`, when it shows a step)."""
         if not isinstance(content, dict) or content.get("type") != "files":
             return
-        want = content.get("want")
+        want, folder = content.get("want"), self.model.folder
+        answer = {"type": "files", "want": want, "source": None}
         if want == "runtime":
-            files, source = {WASM.name: _wasm()}, None
+            files = {WASM.name: _wasm()}
         elif want == "model":
-            source, files = _folder_files(self.model.folder)
+            answer["source"], files, answer["later"] = _folder_files(folder)
+        elif want == "timeline":
+            name = content.get("name")
+            answer.update(source=_folder_files(folder)[0], name=name)
+            try:
+                files = {name: _timeline_file(folder, name)}
+            except ModelError as err:
+                self.send({**answer, "names": [], "error": str(err)})
+                return
         else:
             return
-        self.send({"type": "files", "want": want, "source": source, "names": list(files)}, buffers=list(files.values()))
+        self.send({**answer, "names": list(files)}, buffers=list(files.values()))
 
 
 @cache

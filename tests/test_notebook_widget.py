@@ -27,6 +27,16 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TEXT = "The Queen turned to Alice and said"
 CELLS = [
+    # What the kernel sends the page, file by file: [name, bytes] of every buffer of the widget's
+    # "files" answers (counted on their way out, then sent as ever).
+    "import ipywidgets\n"
+    "sent = []\n"
+    "send_as_ever = ipywidgets.Widget.send\n"
+    "def send_counted(self, content, buffers=None):\n"
+    "    if isinstance(content, dict) and content.get('type') == 'files':\n"
+    "        sent.extend([name, len(b)] for name, b in zip(content['names'], buffers or []))\n"
+    "    return send_as_ever(self, content, buffers)\n"
+    "ipywidgets.Widget.send = send_counted",
     "from attention_live import AttentionView\n"
     f"w = AttentionView(text={TEXT!r}, layer=2, head=3, token='said')\nw",
     # A second view of the same model: one download, one session for both.
@@ -93,6 +103,14 @@ def test_the_view_runs_live_in_the_notebook_from_the_wheel(notebook):
     assert str(installed_wheel()) in execute(notebook, "import attention_live; print(attention_live.__file__)")
 
 
+def test_views_without_a_step_are_sent_the_model_once_and_no_byte_of_its_timeline(notebook):
+    # Two live views, no step set: the kernel sent the runtime and the model's files, each once,
+    # and none of the training timeline's (about 12 MB for the shipped model).
+    sent = python_result(notebook, "sent")
+    names = [name for name, _ in sent]
+    assert sorted(names) == sorted(["ort-wasm-simd-threaded.wasm", "model.onnx", "tokenizer.json", "meta.json", "golden.json"])
+
+
 def test_the_view_reports_its_live_result_to_python(notebook):
     notebook.wait_for_function("() => document.querySelector('attention-view').result?.live")
     got = python_result(notebook, "None if w.result is None else {'layer': w.result['layer'], 'head': w.result['head'], "
@@ -125,13 +143,32 @@ def test_a_click_in_the_view_changes_the_python_trait(notebook):
 
 
 def test_a_training_step_set_in_python_is_shown_by_that_snapshot(notebook):
-    # The kernel hands the view the timeline with the model: 400 is no snapshot, so the page's
-    # rule shows the last one at or before it, 350, and the view's result says so.
+    # 400 is no snapshot, so the page's rule shows the last one at or before it, 350, and the
+    # view's result says so. The kernel sent the timeline's files the view read, each once, and
+    # not the whole timeline.
     execute(notebook, "w.step = 400")
     notebook.wait_for_selector("attention-view[step='400'] >> nth=0", state="attached")
     assert python_until(notebook, "w.result['step']", 350) == 350
+    timeline = [name for name, _ in python_result(notebook, "sent") if name.startswith("timeline/")]
+    assert {"timeline/timeline.json", "timeline/step-00350.onnx"} <= set(timeline)
+    everything = python_result(notebook, "w.model.meta['timeline']['steps']")  # timeline.json and a graph per snapshot
+    assert len(timeline) == len(set(timeline)) < everything
     execute(notebook, "w.step = None")
     assert python_until(notebook, "w.result['step']", None) is None
+
+
+def test_a_step_chosen_on_the_views_own_timeline_reaches_python(notebook):
+    # The notebook view shows the page's timeline control; opening it asks the kernel for
+    # timeline.json, and a snapshot picked on its slider is `step` in Python.
+    second = notebook.locator("attention-view").nth(1)
+    second.locator("button.tl-toggle").click()
+    slider = second.locator("input.tl-slider")
+    slider.wait_for(state="visible")
+    slider.evaluate("(s) => { s.value = '1'; s.dispatchEvent(new Event('input', { bubbles: true })); }")
+    step = python_until(notebook, "w2.step", 10)
+    assert step == 10 and python_until(notebook, "w2.result['step']", 10) == 10
+    execute(notebook, "w2.step = None")  # the tests below read the shipped model's numbers
+    assert python_until(notebook, "w2.result['step']", None) is None
 
 
 def test_no_request_leaves_the_servers_origin(notebook, lab):

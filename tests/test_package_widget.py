@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 SCRIPT = r"""
 import json
 from attention_live import AttentionView, ModelError, Model
-from attention_live.widget import _folder_files, state_keys
+from attention_live.widget import _folder_files, _timeline_file, state_keys
 out = {"keys": list(state_keys())}
 w = AttentionView(text="The Queen said", layer=2, head=3, token="said", ablate=[(2, 3), (1, 2)], temperature=0.5)
 out["state"] = {k: w.trait_metadata(k, "to_json")(getattr(w, k), w) for k in state_keys()}
@@ -59,8 +59,15 @@ for name, make in (("step", steps), ("from_page", from_page)):
         out[name] = make()
     except Exception as err:
         out[name] = f"{type(err).__name__}: {err}"
-source, files = _folder_files(Model().folder)
+source, files, later = _folder_files(Model().folder)
 out["files"] = {name: len(data) for name, data in files.items()}
+out["later"] = {name: len(_timeline_file(Model().folder, name)) for name in later}
+def refused(name):
+    try:
+        return f"read {len(_timeline_file(Model().folder, name))} bytes"
+    except ModelError as err:
+        return str(err)
+out["refused"] = [refused(n) for n in ("meta.json", "../meta.json", "timeline/step-00400.onnx", None)]
 print(json.dumps(out))
 """
 
@@ -100,11 +107,13 @@ def test_the_files_sent_are_the_model_folders(widget, meta):
     files = meta["files"]
     assert widget["files"]["model.onnx"] == files["model.onnx"]["bytes"]
     assert widget["files"]["tokenizer.json"] == files["tokenizer.json"]["bytes"]
-    # ... and its training timeline's, so that `step` works in a notebook as on the page.
-    timeline = {n: size for n, size in widget["files"].items() if n.startswith("timeline/")}
+    assert set(widget["files"]) == {"model.onnx", "tokenizer.json", "meta.json", "golden.json"}
+    # Its training timeline's files are sent one by one when the view asks (so that `step` works
+    # in a notebook as on the page), and no other file is.
     steps = {f"timeline/{p.name}" for p in (MODEL_DIR / "timeline").glob("step-*.onnx")}
-    assert set(timeline) == {"timeline/timeline.json", *steps} and sum(timeline.values()) == meta["timeline"]["bytes"]
-    assert set(widget["files"]) - set(timeline) == {"model.onnx", "tokenizer.json", "meta.json", "golden.json"}
+    assert set(widget["later"]) == {"timeline/timeline.json", *steps} and sum(widget["later"].values()) == meta["timeline"]["bytes"]
+    for got in widget["refused"]:
+        assert "is no file of this model's training timeline" in got
 
 
 def test_a_head_is_refused_without_naming_another_layer(widget):

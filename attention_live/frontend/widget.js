@@ -3,9 +3,11 @@
 // the model run in the notebook's browser. Bundled into one module by bundle.mjs, since
 // anywidget loads a module from a blob URL, where relative imports cannot resolve.
 //
-// Nothing is fetched: the model folder (its training timeline included, so that `step` works
-// as on the page) and onnxruntime's wasm come from the kernel as binary message buffers
-// (held-files.js hands them to the loader), once per page for all widgets.
+// Nothing is fetched: the model folder and onnxruntime's wasm come from the kernel as binary
+// message buffers (held-files.js hands them to the loader), once per page for all widgets. The
+// training timeline's files (about 12 MB for the shipped model) come one by one, when the view
+// reads them (a step shown, the timeline opened), so that `step` works as on the page and a
+// view that never shows a step costs none of them.
 // The wire format of a state key is the element's attribute string (null = no attribute);
 // the Python side turns it into its type.
 
@@ -23,23 +25,36 @@ function sheetURL() {
   return shared.sheet;
 }
 
-// Files from the kernel: one request per kind ("runtime", or a model folder's hash) per page.
-function ask(model, want, source) {
-  const key = want === "runtime" ? want : source;
+// Files from the kernel: one request per kind ("runtime", a model folder's hash, or one of its
+// timeline files) per page. A kernel that cannot send a timeline file says why; the next try
+// (the view's "Try again") asks again.
+function ask(model, want, source, name = null) {
+  const key = want === "runtime" ? want : name === null ? source : `${source}/${name}`;
   if (!shared.asked.has(key)) {
-    const answer = new Promise((resolve) => {
+    const answer = new Promise((resolve, reject) => {
       const onMessage = (msg, buffers) => {
-        if (msg?.type !== "files" || msg.want !== want || msg.source !== source) return;
+        if (msg?.type !== "files" || msg.want !== want || msg.source !== source || (msg.name ?? null) !== name) return;
         model.off("msg:custom", onMessage);
+        if (msg.error) {
+          shared.asked.delete(key);
+          reject(new Error(msg.error));
+          return;
+        }
         const bytes = (b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-        resolve(Object.fromEntries(msg.names.map((name, i) => [name, bytes(buffers[i])])));
+        resolve({ files: Object.fromEntries(msg.names.map((n, i) => [n, bytes(buffers[i])])), later: msg.later ?? [] });
       };
       model.on("msg:custom", onMessage);
-      model.send({ type: "files", want });
+      model.send({ type: "files", want, name });
     });
     shared.asked.set(key, answer);
   }
   return shared.asked.get(key);
+}
+
+// A file the kernel sends when the view first reads it: held in its place is a thenable, which
+// download.js awaits like the bytes it stands for; only then is the kernel asked.
+function onRequest(model, source, name) {
+  return { then: (ok, fail) => ask(model, "timeline", source, name).then(({ files }) => files[name]).then(ok, fail) };
 }
 
 /** The folder URL the loader knows this model by: on the page's own origin, never fetched. */
@@ -120,10 +135,10 @@ function sync(model, el) {
 
 async function render({ model, el }) {
   const source = model.get("_source");
-  const [runtime, files] = await Promise.all([ask(model, "runtime", null), ask(model, "model", source)]);
-  holdRuntime({ ort, tokenizers, wasm: runtime["ort-wasm-simd-threaded.wasm"] });
+  const [runtime, { files, later }] = await Promise.all([ask(model, "runtime", null), ask(model, "model", source)]);
+  holdRuntime({ ort, tokenizers, wasm: runtime.files["ort-wasm-simd-threaded.wasm"] });
   const folder = folderOf(source);
-  holdFolder(folder, files);
+  holdFolder(folder, { ...Object.fromEntries(later.map((name) => [name, onRequest(model, source, name)])), ...files });
   const cls = define();
   cls.styleSheetURL ??= sheetURL();
   const view = document.createElement("attention-view");

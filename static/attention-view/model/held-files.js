@@ -10,7 +10,11 @@
 
 const store = (globalThis[Symbol.for("attention-view.held-files")] ??= { folders: new Map(), runtime: {} });
 
-/** Hands over the files of `folder` (an absolute URL ending in "/"): {name: Uint8Array}. */
+/**
+ * Hands over the files of `folder` (an absolute URL ending in "/"): {name: Uint8Array}, or for a
+ * file the host sends only once it is read (a notebook's training timeline) a PromiseLike of one,
+ * which download.js awaits.
+ */
 export function holdFolder(folder, files) {
   store.folders.set(folder, { ...store.folders.get(folder), ...files });
 }
