@@ -79,16 +79,31 @@ def repeated_text(text: str, encode, n_ctx: int) -> str:
     return f"{part} {part}"
 
 
-def example_row(rows: list[tuple[int, int, float]], p_next) -> tuple[int, int, float] | None:
+def induction_targets(ids) -> list[int]:
+    """For each query, the key an induction head would attend to: one past the latest earlier
+    position with the same token id, when that is still before the query; -1 where there is
+    none (readouts/induction.js inductionTargets, held to the same cases by
+    tests/data/induction-cases.json)."""
+    last: dict = {}
+    out = []
+    for q, token in enumerate(ids):
+        seen = last.get(token)
+        last[token] = q
+        out.append(seen + 1 if seen is not None and seen + 1 < q else -1)
+    return out
+
+
+def example_row(rows: list[tuple[int, int, float]], p_next, stripe: float = STRIPE) -> tuple[int, int, float] | None:
     """The row of a repeated text that tells the induction story best: among (query, key, weight)
     rows with a visible stripe cell (all of them if none has one), the one where the probability
     of the token that comes next rose most since the query's earlier occurrence (key - 1), which
-    is what the repeat taught the model; ties keep the earliest. `p_next(q)`: the model's
+    is what the repeat taught the model; ties keep the first listed (the earliest: rows come in
+    query order), as readouts/induction.js exampleRow does. `p_next(q)`: the model's
     probability at position q of the token at q + 1."""
     if not rows:
         return None
-    pool = [r for r in rows if r[2] >= STRIPE] or rows
-    return max(pool, key=lambda r: (p_next(r[0]) - p_next(r[1] - 1), -r[0]))
+    pool = [r for r in rows if r[2] >= stripe] or rows
+    return max(pool, key=lambda r: p_next(r[0]) - p_next(r[1] - 1))  # max keeps the first of equals
 
 
 def circuit_example(run: Run, tokenizer, circuit: dict, text: str, n_ctx: int) -> dict | None:
@@ -99,11 +114,6 @@ def circuit_example(run: Run, tokenizer, circuit: dict, text: str, n_ctx: int) -
     logits, att = run(np.array([ids], dtype=np.int64), None)  # logits: [1, T, V]; att: [1, layer, head, T, T]
     probs = softmax(logits[0])  # [T, V]
     row = att[0, circuit["head"]["layer"] - 1, circuit["head"]["head"] - 1]  # [T, T]
-    last, rows = {}, []
-    for q, token in enumerate(ids):
-        seen = last.get(token)
-        last[token] = q
-        if seen is not None and seen + 1 < q < len(ids) - 1:
-            rows.append((q, seen + 1, float(row[q, seen + 1])))
+    rows = [(q, key, float(row[q, key])) for q, key in enumerate(induction_targets(ids)[:-1]) if key >= 0]
     best = example_row(rows, lambda q: float(probs[q, ids[q + 1]]))
     return best and {"text": doubled, "token": best[0], "key": best[1], "weight": round(best[2], DIGITS)}
