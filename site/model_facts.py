@@ -8,6 +8,7 @@ templates then leave that sentence out. Imported by site/build.py (and site/mode
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 # The model this repository ships: a site built on any other calls its model "the exported
@@ -103,6 +104,15 @@ def circuit_reader(meta: dict) -> dict | None:
             "previous_token": None if prev is None else f"{prev:.2f}", "clean": head["role"] == "previous token"}
 
 
+def head_names(spec: str) -> str:
+    """A recorded head setting ("2.4,1.1") as the card names heads: "L1H1, L2H4". Training
+    refused anything but the page's head syntax (attention_live/heads.py parse_ablate), so its
+    pairs are the ASCII digit.digit runs and everything else separates them; the heads come as
+    the parser gives them, sorted and each once (tests/test_head_syntax_everywhere.py)."""
+    pairs = sorted({(int(layer), int(head)) for layer, head in re.findall(r"([0-9]+)\.([0-9]+)", spec)})
+    return ", ".join(f"L{layer}H{head}" for layer, head in pairs)
+
+
 def curriculum(meta: dict) -> str | None:
     """The induction curriculum a model was trained with, in a phrase ("300 warm-up steps of
     repeated random sequences with only L2H4 on in its layer, then 2 of 32 rows of each batch,
@@ -112,17 +122,14 @@ def curriculum(meta: dict) -> str | None:
     if not steps and not frac:
         return None
 
-    def names(spec: str) -> str:
-        return ", ".join(f"L{layer}H{head}" for layer, _, head in (part.partition(".") for part in spec.replace(",", " ").split()))
-
     parts = []
     if steps:
-        heads = args.get("synthetic_heads") and names(args["synthetic_heads"])
+        heads = args.get("synthetic_heads") and head_names(args["synthetic_heads"])
         parts.append(f"{steps:,} warm-up steps of repeated random sequences" + (f" with only {heads} on in its layer" if heads else ""))
     if frac and batch:
         parts.append(f"then {round(frac * batch)} of {batch} rows of each batch")
     if args.get("text_heads_off") and args.get("text_heads_off_frac"):
-        parts.append(f"{names(args['text_heads_off'])} off in {args['text_heads_off_frac']:.0%} of the text rows")
+        parts.append(f"{head_names(args['text_heads_off'])} off in {args['text_heads_off_frac']:.0%} of the text rows")
     return ", ".join(parts)
 
 

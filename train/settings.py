@@ -124,13 +124,13 @@ class TrainArgs:
         need(hi < self.model.n_ctx, f"repeat_max_period={hi} must be below n_ctx={self.model.n_ctx} to repeat at all")
         parse_steps(self.snapshots)
         self._heads("synthetic_heads")
-        self._heads("text_heads_off")
+        heads_off = self._heads("text_heads_off")
         for name, usual, other in (("repeat_source", "random", "text"), ("repeat_embeddings", "train", "frozen")):
             need(getattr(self, name) in (usual, other, f"{other}-after-warm-up"),
                  f"{name}={getattr(self, name)!r} must be {usual}, {other} or {other}-after-warm-up")
         need(self.repeat_source == "random" or self.repeat_max_period > 0,
              f"repeat_source={self.repeat_source} needs repeat_min_period and repeat_max_period")
-        need(bool(self.text_heads_off.strip()) == (self.text_heads_off_frac > 0),
+        need((heads_off is not None) == (self.text_heads_off_frac > 0),
              f"text_heads_off={self.text_heads_off!r} and text_heads_off_frac={self.text_heads_off_frac}: set both or neither")
         need(isinstance(self.interrupt_at, int) and self.interrupt_at >= 0, "interrupt_at must be 0 or more")
 
@@ -162,20 +162,17 @@ class TrainArgs:
 
     def _heads(self, name: str) -> list[tuple[int, int]] | None:
         """The 0-based (layer, head) pairs a "1.2,2.4" setting names; None when it is empty."""
-        spec = getattr(self, name).replace(",", " ").split()
-        if not spec:
-            return None
+        from attention_live.errors import ModelError
+        from attention_live.heads import parse_ablate
+
         cfg = self.model
-        pairs = []
-        for item in spec:
-            layer, _, head = item.partition(".")
-            # ASCII digits only, as the page reads heads: str.isdigit() takes "²" and int() then fails.
-            if not (ASCII_NUMBER.fullmatch(layer) and ASCII_NUMBER.fullmatch(head)
-                    and 1 <= int(layer) <= cfg.n_layer and 1 <= int(head) <= cfg.n_head):
-                raise ValueError(f"{name}={getattr(self, name)!r}: {item!r} is not layer.head "
-                                 f"within {cfg.n_layer} layers x {cfg.n_head} heads (1-based)")
-            pairs.append((int(layer) - 1, int(head) - 1))
-        return pairs
+        # The page's head syntax, read by its one Python copy (tests/data/head-syntax-cases.json).
+        try:
+            pairs = parse_ablate({"n_layer": cfg.n_layer, "n_head": cfg.n_head}, getattr(self, name))
+        except ModelError as err:
+            raise ValueError(f"{name}={getattr(self, name)!r} is not layer.head pairs within {cfg.n_layer} layers "
+                             f"x {cfg.n_head} heads (1-based): {err}") from None
+        return [(layer - 1, head - 1) for layer, head in pairs] or None
 
     def applies(self, name: str, value: str, step: int) -> bool:
         """Whether setting `name` is `value` at this step: set to it, or to "<value>-after-warm-up"
