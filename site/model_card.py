@@ -12,17 +12,9 @@ Imported by site/build.py, which puts site/ on the import path (build.py is a sc
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from urllib.parse import quote
-
 from model_charts import curve, grouped, quality
 from model_facts import asked_vocab, circuit_reads, counted, curriculum, token_text
-
-# The widget's state keys (its schema, static/attention-view/core/state.js SCHEMA, written out by
-# `make schema`): the live page's permalink writes them in this order.
-STATE_SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "static" / "attention-view" / "state-schema.json")
-                          .read_text(encoding="utf-8"))["keys"]
+from permalink import permalink_hash, to_hash  # noqa: F401  (to_hash: the card's callers read it here)
 
 SHA_PREFIX = 12
 
@@ -37,24 +29,6 @@ def human_bytes(n: int) -> str:
 
 def sha_prefix(sha: str | None) -> str | None:
     return sha[:SHA_PREFIX] if sha else None
-
-
-def to_hash(state: dict) -> str:
-    """The live page's fragment for a state, as state.js toHash writes it: the keys that have a
-    value, in the schema's order, a choice left at its default left out, spaces as %20."""
-    parts = []
-    for k in STATE_SCHEMA:
-        value = state.get(k["key"])
-        if value is None or (k["type"] == "choice" and value == k["omitted"]):
-            continue
-        parts.append(f"{k['key']}={quote(str(value), safe='')}")
-    return "#" + "&".join(parts)
-
-
-def permalink_hash(text: str, token: int, layer: int, head: int, view: str = "head") -> str:
-    """The live page's fragment for one head's view of a sentence:
-    "#text=The%20Queen&token=6&layer=2&head=3&view=head"."""
-    return to_hash({"text": text, "token": token, "layer": layer, "head": head, "view": view})
 
 
 # --- the parts of the card ------------------------------------------------------------------
