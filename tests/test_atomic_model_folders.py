@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -40,22 +41,32 @@ def tree_hash(path: Path) -> str | None:
     return digest.hexdigest()
 
 
-def interrupted(cmd: list, delay: float, cwd: Path, group: bool = False) -> subprocess.CompletedProcess:
-    """`cmd` sent SIGINT after `delay` seconds unless it ended first; `group`: to its whole
-    process group, as Ctrl-C in a terminal reaches make and the command it runs."""
-    proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=group)
-    time.sleep(delay)
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGINT) if group else proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=600)
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
-
-
-def timed(cmd: list, cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
-    start = time.monotonic()
-    proc = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=600)
-    return proc, time.monotonic() - start
+def run(cmd: list, cwd: Path, delay: float | None = None, after: str | None = None,
+        group: bool = False) -> tuple[subprocess.CompletedProcess, float, float]:
+    """Runs `cmd`; with `delay`, sends it SIGINT `delay` seconds after its output showed the line
+    `after` (after its start without one) unless it ended first; `group`: to its whole process
+    group, as Ctrl-C in a terminal reaches make and the command it runs. Returns the process and
+    the seconds from its start to `after` and to its end."""
+    with tempfile.TemporaryFile("w+") as err:
+        start = time.monotonic()
+        proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, stdout=subprocess.PIPE, stderr=err, text=True,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=group)
+        lines, anchor = [], start if after is None else None
+        for line in proc.stdout if after is not None else ():
+            lines.append(line)
+            if after in line:
+                anchor = time.monotonic()
+                break
+        if delay is not None and anchor is not None:
+            time.sleep(max(0.0, anchor + delay - time.monotonic()))
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGINT) if group else proc.send_signal(signal.SIGINT)
+        lines.append(proc.stdout.read())
+        proc.wait(timeout=600)
+        end = time.monotonic()
+        err.seek(0)
+        done = subprocess.CompletedProcess(cmd, proc.returncode, "".join(lines), err.read())
+    return done, (anchor or end) - start, end - start
 
 
 @pytest.fixture(scope="module")
@@ -75,37 +86,38 @@ def assert_new_export(folder: Path, old: str | None) -> None:
 
 
 def test_export_interrupted_at_random_moments(lighthouse, tmp_path):
-    """Half the runs replace an earlier export, half write a new folder three levels down; each
-    is sent SIGINT at a random moment of a whole run's time, writing and swapping included."""
-    _, seconds = timed(export_command(lighthouse, tmp_path / "reference"), ROOT)
+    """Half the runs replace an earlier export, half write a new folder three levels down; half
+    are sent SIGINT at a random moment of a whole run's time, half at one after the graph passed
+    its parity check (measuring, the timeline, writing and swapping)."""
+    reference, parity, seconds = run(export_command(lighthouse, tmp_path / "reference"), ROOT, after="parity ok")
+    assert reference.returncode == 0, reference.stderr
     assert_new_export(tmp_path / "reference", None)
     old = tree_hash(lighthouse["model"])
     rng, outcomes = random.Random(26), []
     for n in range(INTERRUPTS):
-        if n % 2 == 0:
-            root = tmp_path / "earlier"
-            out = root / "model"
-            if tree_hash(out) != old:
-                shutil.rmtree(root, ignore_errors=True)
-                shutil.copytree(lighthouse["model"], out)
-        else:
-            root = tmp_path / "fresh"
-            out = root / "a" / "b" / "model"
+        earlier = n % 4 in (0, 3)
+        root = tmp_path / ("earlier" if earlier else "fresh")
+        out = root / "model" if earlier else root / "a" / "b" / "model"
+        if not earlier or tree_hash(out) != old:
             shutil.rmtree(root, ignore_errors=True)
-        delay = seconds * rng.uniform(0.02, 1.0)
-        proc = interrupted(export_command(lighthouse, out), delay, ROOT)
-        outcomes.append((round(delay, 1), proc.returncode))
+            if earlier:
+                shutil.copytree(lighthouse["model"], out)
+        anchored = n % 2 == 0
+        delay = rng.uniform(0, seconds - parity) if anchored else seconds * rng.uniform(0.02, 1.0)
+        proc, _, _ = run(export_command(lighthouse, out), ROOT, delay, "parity ok" if anchored else None)
+        moment = f"{delay:.1f} s after {'the parity check' if anchored else 'the start'}"
+        outcomes.append((moment, proc.returncode))
         if proc.returncode == 0:  # the run ended before the signal: the new folder, whole
             assert_new_export(out, old)
             continue
         if proc.returncode == 130:  # interrupted in main(): said so, in one line
             assert "Traceback" not in proc.stderr and "export interrupted" in proc.stderr, proc.stderr
-        if n % 2 == 0:
-            assert tree_hash(out) == old, f"interrupted at {delay:.1f} s: the earlier export changed"
-            assert [p.name for p in root.iterdir()] == ["model"], "a folder of the export was left beside it"
+        if earlier:
+            assert tree_hash(out) == old, f"interrupted {moment}: the earlier export changed"
+            assert [p.name for p in root.iterdir()] == ["model"], f"interrupted {moment}: a folder was left beside it"
         else:
-            assert not root.exists(), f"interrupted at {delay:.1f} s: {sorted(map(str, root.rglob('*')))} left behind"
-    print("export interrupts (delay s, exit code):", outcomes)
+            assert not root.exists(), f"interrupted {moment}: {sorted(map(str, root.rglob('*')))} left behind"
+    print("export interrupts (moment, exit code):", outcomes)
 
 
 # --- make ship, in a copy of the repository ---------------------------------------------------
@@ -159,14 +171,14 @@ def test_make_ship_interrupted_at_random_moments(repo):
     old = shipped_state(root)
     new = (tree_hash(root / "models" / "x"), tree_hash(root / "models" / "x.pt"))
     before = listing(root)
-    proc, seconds = timed(make_ship(), root)
+    proc, echoed, seconds = run(make_ship(), root, after="")  # from make's echo of the first command
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert shipped_state(root) == new and listing(root) == before
     rng, outcomes = random.Random(7), []
-    for _ in range(INTERRUPTS):
+    for _ in range(2 * INTERRUPTS):  # a second each: twice as many, more of them early (the copying)
         restore(repo)
-        delay = seconds * rng.uniform(0.0, 1.0)
-        proc = interrupted(make_ship(), delay, root, group=True)
+        delay = (seconds - echoed) * rng.uniform(0.0, 1.0) ** 2
+        proc, _, _ = run(make_ship(), root, delay, after="", group=True)
         state = shipped_state(root)
         outcomes.append((round(delay, 2), proc.returncode, "new" if state == new else "old" if state == old else "MIXED"))
         # The model folder and the checkpoint: both as before, or both new; never half of either.
