@@ -48,19 +48,31 @@ def graph_feeds(session, ids, head_mask=None, logit_positions=None) -> dict:
     """The inputs of one run of the browser graph in an onnxruntime `session`.
 
     ids: T token ids (or [1, T]); head_mask: [n_layer, n_head], None = every head on;
-    logit_positions: None = every position, so logits are [1, T, V] as PyTorch's forward gives.
-    A graph exported before an input existed runs without it when the default is asked for,
-    and is refused when it is not (it cannot do what was asked)."""
+    logit_positions: None = every position, so logits are [1, T, V] as PyTorch's forward gives."""
     ids = np.asarray(ids, dtype=np.int64).reshape(1, -1)  # [T] or [1, T] -> [1, T]
     inputs = {node.name: node for node in session.get_inputs()}
-    feeds = {INPUT: ids}
-    # name: (value asked for, dtype, the default for a node of the graph)
-    optional = {HEAD_MASK: (head_mask, np.float32, lambda node: np.ones(node.shape)),
-                LOGIT_POSITIONS: (logit_positions, np.int64, lambda node: np.arange(ids.shape[1]))}
-    for name, (value, dtype, default) in optional.items():
-        if name in inputs:
-            feeds[name] = np.asarray(default(inputs[name]) if value is None else value, dtype)
-        elif value is not None:
-            raise ValueError(f"this ONNX graph has no '{name}' input (inputs: {sorted(inputs)}): "
+    mask_shape = inputs[HEAD_MASK].shape if HEAD_MASK in inputs else None
+    return {INPUT: ids, **optional_feeds(list(inputs), ids.shape[1], mask_shape, head_mask, logit_positions)}
+
+
+def optional_feeds(input_names, T: int, mask_shape, head_mask=None, logit_positions=None) -> dict:
+    """The values of the graph's optional inputs, by the page's rule (static/attention-view/model/
+    graph-inputs.js optionalFeeds; the cases of tests/data/graph-input-cases.json): a graph
+    exported before an input existed runs without it when the default is asked for, and is
+    refused when it is not (Python's logits come in the order asked, so it cannot hand back every
+    position's instead as the page does). Positions the page would drop (repeated, outside
+    0..T-1, none at all) are refused: a negative one would silently read from the end."""
+    for name, value in ((HEAD_MASK, head_mask), (LOGIT_POSITIONS, logit_positions)):
+        if value is not None and name not in input_names:
+            raise ValueError(f"this ONNX graph has no '{name}' input (inputs: {sorted(input_names)}): "
                              "re-export the model with the current exporter")
+    feeds = {}
+    if HEAD_MASK in input_names:
+        feeds[HEAD_MASK] = np.asarray(np.ones(mask_shape) if head_mask is None else head_mask, np.float32)
+    if LOGIT_POSITIONS in input_names:
+        at = np.arange(T) if logit_positions is None else np.asarray(logit_positions)
+        if not (at.ndim == 1 and at.size and np.issubdtype(at.dtype, np.integer) and 0 <= at.min() and at.max() < T
+                and len(set(at.tolist())) == at.size):
+            raise ValueError(f"logit_positions must be distinct positions 0 to {T - 1}, not {np.asarray(logit_positions).tolist()}")
+        feeds[LOGIT_POSITIONS] = at.astype(np.int64)
     return feeds

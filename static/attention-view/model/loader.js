@@ -20,6 +20,7 @@ import { loadRuntime, runtimeFailed, ORT_WASM } from "./runtime.js";
 import { runtimeFailure } from "./failures.js";
 import { checkMeta } from "./meta-check.js";
 import { heldRuntime } from "./held-files.js";
+import { optionalFeeds } from "./graph-inputs.js";
 import { VENDOR } from "../paths.js";
 
 export { downloadTimeout, setDownloadTimeout } from "./download.js";
@@ -173,18 +174,11 @@ export class Model {
     const mask = headMask === null ? null : Float32Array.from(headMask);
     const input = new this.ort.Tensor("int64", BigInt64Array.from(ids, (i) => BigInt(i)), [1, T]);
     const feeds = { input_ids: input };
-    // A graph with switchable heads requires head_mask (a plain input: onnxruntime-web cannot
-    // feed an initializer-backed default). An older graph without it runs as before.
-    if (this.session.inputNames.includes("head_mask")) {
-      feeds.head_mask = new this.ort.Tensor("float32", mask ?? new Float32Array(L * H).fill(1), [L, H]);
-    }
-    // Likewise logit_positions; an older graph computes every position's logits.
-    let at = Array.from({ length: T }, (_, i) => i);
-    if (this.session.inputNames.includes("logit_positions")) {
-      if (positions !== null) at = [...new Set(positions)].filter((q) => Number.isInteger(q) && q >= 0 && q < T);
-      if (!at.length) at = [T - 1];
-      feeds.logit_positions = new this.ort.Tensor("int64", BigInt64Array.from(at, (i) => BigInt(i)), [at.length]);
-    }
+    // head_mask and logit_positions are plain inputs (onnxruntime-web cannot feed an
+    // initializer-backed default), which an older graph does without (graph-inputs.js).
+    const { headMask: fedMask, logitPositions, at } = optionalFeeds(this.session.inputNames, T, L, H, mask, positions);
+    if (fedMask) feeds.head_mask = new this.ort.Tensor("float32", fedMask, [L, H]);
+    if (logitPositions) feeds.logit_positions = new this.ort.Tensor("int64", BigInt64Array.from(logitPositions, (i) => BigInt(i)), [logitPositions.length]);
     const res = await this.session.run(feeds);
     const logits = res.logits.data; // [1, at.length, V]
     const rows = new Map(at.map((q, i) => [q, logits.subarray(i * V, (i + 1) * V)]));
