@@ -37,8 +37,12 @@ def run_left(steps_left: int, seconds_per_step: float, eval_seconds: float, poin
 
 # Before any run: the whole `make model`'s time from its settings, for the line it prints first.
 # Seconds per training step at the default size (batch 32, n_ctx 128, d_model 80) on the 2-core
-# machine, by recipe and threads (the curriculum's text steps run the batch in three parts).
-PACE = {("plain", 1): 0.21, ("plain", 2): 0.13, ("curriculum", 1): 0.30, ("curriculum", 2): 0.20}
+# machine, by recipe and threads. Measured there on 2026-12-02: every kind of step (plain text,
+# the curriculum's text steps, its warm-up steps) costs 0.23-0.25 s of CPU on one thread or two
+# (100-step runs); on one thread beside other work the shipped recipe ran 2,500 steps in 15
+# minutes with its export (0.30 s/step); on two, the plain recipe's 1,500 steps take about 5
+# minutes and the curriculum's 2,500 about 10 (run M2).
+PACE = {("plain", 1): 0.28, ("plain", 2): 0.18, ("curriculum", 1): 0.30, ("curriculum", 2): 0.21}
 # One held-out evaluation, per held-out character (the shipped recipe: 14,443 characters, 0.53 s).
 EVAL_SECONDS_PER_CHAR = 0.53 / 14443
 # What comes before the first step and around export's points: imports, reading the texts,
