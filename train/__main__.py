@@ -63,7 +63,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="checkpoint to write (default: models/<corpus file name>.pt)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue an interrupted run (*.resume.pt)")
     p.add_argument("--recipe", default="", metavar="FLAGS",
-                   help="a recipe's flags as one string (make's RECIPE); the flags given beside it win over them")
+                   help="a recipe's flags as one string, written --recipe=\"...\" (make's RECIPE); the flags given beside it win over them")
     p.add_argument("--fit-steps", type=int, default=0, metavar="N",
                    help="train N steps with the recipe fitted to them, or with the plain text-only recipe when its "
                         "curriculum cannot fit (train/recipe.py has the rule); the run says which")
