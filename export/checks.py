@@ -13,6 +13,7 @@ import os
 import re
 from pathlib import Path
 
+from export.replace_folder import real_target
 from train.files import UserError
 
 MODEL_MARKER = "meta.json"  # what makes a folder an earlier export, which a new one may replace
@@ -81,14 +82,14 @@ def check_out_folder(out: Path) -> None:
     """--out may be new, empty, or an earlier export (it holds meta.json), which a new export
     replaces whole; anything else is refused, so that a mistyped --out never deletes anything.
     Nothing is created: the new folder is written beside it, so its parent must be writable."""
-    out = Path(out)
+    out = real_target(out)
     if out.exists():
         if not out.is_dir():
             raise UserError(f"--out {out} is a file; give the folder to write the model into.")
         if any(out.iterdir()) and not (out / MODEL_MARKER).is_file():
             raise UserError(f"--out {out} is not empty and holds no model ({MODEL_MARKER}); "
                             "choose a new or empty folder (an earlier export's folder is replaced whole).")
-    existing = next(p for p in out.absolute().parents if p.exists())
+    existing = next((p for p in out.absolute().parents if p.exists()), Path(out.absolute().anchor))
     if not existing.is_dir():
         raise UserError(f"cannot create output folder {out}: {existing} is not a folder. Choose another folder.")
     if not os.access(existing, os.W_OK | os.X_OK):

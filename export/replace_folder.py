@@ -98,6 +98,13 @@ def swap_in(new: Path, target: Path) -> Path | None:
     return old
 
 
+def real_target(target) -> Path:
+    """The folder a symbolic link points to (the link itself would be renamed away, and then
+    point to the new folder anyway)."""
+    target = Path(target)
+    return target.resolve() if target.is_symlink() else target
+
+
 def missing_parents(target: Path) -> list[Path]:
     """The folders above `target` that do not exist yet, deepest first."""
     return [p for p in Path(target).absolute().parents if not p.exists()]
@@ -115,7 +122,7 @@ def replacing_folder(target: Path, interrupts: Interrupts, verify):
     it (raising to refuse it) and it is swapped in for `target`; whatever happens, the folder
     written beside, the previous `target` and the parents made for it are gone afterwards (a
     parent only if it is empty)."""
-    target = Path(target)
+    target = real_target(target)
     made, work, old = [], None, None
     try:
         with interrupts.held():
