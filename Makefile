@@ -68,8 +68,10 @@ TRAIN_ARGS = --corpus "$(CORPUS)" $(if $(COMPANIONS),--companions $(COMPANIONS))
 VIEW_FLAGS ?=
 HEAD_ORDER ?=
 SUDO      := $(if $(filter 0,$(shell id -u)),,sudo)
+# The project's own books are never committed, so a model of the default corpus searches its heads'
+# example sentences in the sample text export/probe_text.txt; your own text's model, in its held-out part.
 EXPORT_FLAGS = --corpus "$(CORPUS)" --out $(MODEL_OUT) $(if $(DESCRIPTION),--corpus-description "$(DESCRIPTION)") $(VIEW_FLAGS) \
-	$(if $(HEAD_ORDER),--head-order "$(HEAD_ORDER)")
+	$(if $(HEAD_ORDER),--head-order "$(HEAD_ORDER)") $(if $(is_default),--examples-from sample)
 
 .PHONY: serve test site model train export ship bench eval clean corpus lint screenshot wheel schema
 

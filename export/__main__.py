@@ -23,7 +23,7 @@ from export import default_view
 from export.checks import check_out_folder, check_view_flags, parse_head_order, training_shape, view_number
 from export.circuit import circuit_example, measure_circuit
 from export.golden import golden_outputs
-from export.heads import PROBE_TEXT, measure_model, ort_run
+from export.heads import EXAMPLES_FROM, HELDOUT_SOURCE, PROBE_TEXT, measure_model, ort_run
 from export.parity import ParityError, check_parity, session_for
 from export.replace_folder import Interrupts, replacing_folder
 from export.story import load_sentences
@@ -64,9 +64,10 @@ def check_inputs() -> None:
 
 
 def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer: int | None, head: int | None,
-                    description: str, heldout_text: str, head_order: str = "") -> dict[str, bytes]:
+                    description: str, heldout_text: str, head_order: str = "", examples_from: str = "held-out") -> dict[str, bytes]:
     """The four files, from the checkpoint and its model (`model_from_checkpoint`). `text`, `layer`
-    and `head` pin the default view where given (None: chosen from what the model does)."""
+    and `head` pin the default view where given (None: chosen from what the model does);
+    `examples_from` is where the heads' example sentences are searched (heads.EXAMPLES_FROM)."""
     cfg = model.cfg
     if (layer or 1) > cfg.n_layer or (head or 1) > cfg.n_head:
         raise UserError(f"default view layer {layer}, head {head} is outside {cfg.n_layer} layers x {cfg.n_head} heads.")
@@ -91,11 +92,13 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
     if len(counts) != cfg.vocab_size:
         raise UserError(f"{ckpt_path} records no token counts (trained by an older version). Retrain it.")
     try:
-        measured = measure_model(run, tokenizer, counts, heldout_text, cfg.n_layer, cfg.n_head, cfg.n_ctx)
+        measured = measure_model(run, tokenizer, counts, heldout_text, cfg.n_layer, cfg.n_head, cfg.n_ctx, examples_from)
     except ValueError as exc:  # e.g. a held-out part too short to measure
         raise UserError(f"cannot measure the heads: {exc}.")
-    default = default_view.choose(run, tokenizer, measured["heads"], heldout_text, cfg.n_layer, cfg.n_head, cfg.n_ctx,
-                                  text, layer, head, example_source=measured["definitions"]["example_source"])
+    source = measured["definitions"]["example_source"]
+    examples_text = heldout_text if source == HELDOUT_SOURCE else PROBE_TEXT.read_text(encoding="utf-8")
+    default = default_view.choose(run, tokenizer, measured["heads"], examples_text, cfg.n_layer, cfg.n_head, cfg.n_ctx,
+                                  text, layer, head, example_source=source)
 
     golden = golden_outputs(session, tokenizer, default["text"])
     circuit = measure_circuit(run, measured["heads"], counts, cfg.n_layer, cfg.n_head, cfg.n_ctx)
@@ -160,6 +163,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--head", type=view_number, default=None, help="the default view's head, 1-based (default: chosen)")
     p.add_argument("--head-order", default="", metavar="LAYER:H,H,H,H",
                    help="renumber a layer's heads (heads carry no order), e.g. 2:3,1,2,4; ';' between layers")
+    p.add_argument("--examples-from", choices=sorted(EXAMPLES_FROM), default="held-out",
+                   help="where the heads' example sentences come from: the held-out text (default) or the sample "
+                        "text export/probe_text.txt, for a text whose sentences must not be published (make model "
+                        "uses it for the project's own books, which are never committed)")
     p.add_argument("--corpus-description", default=None, help="one line about the training text, shown on the page")
     p.add_argument("--check", action="store_true",
                    help="check the corpus, the output folder and the flags, write nothing (no checkpoint needed); "
@@ -208,7 +215,7 @@ def export(ns: argparse.Namespace, out: Path, interrupts: Interrupts) -> dict[st
         raise UserError(f"{ns.corpus} is not the text {ns.checkpoint} was trained on (sha256 differs).")
     description = ns.corpus_description or f"{c['name']} ({c['chars']:,} characters)"
     files = build_artifacts(ckpt, Path(ns.checkpoint), model, ns.text, ns.layer, ns.head, description,
-                            corpus.heldout_text, ns.head_order)
+                            corpus.heldout_text, ns.head_order, ns.examples_from)
     # The whole folder is written beside --out, checked, then swapped in: never half a model.
     with replacing_folder(out, interrupts, lambda folder: verified(folder, files)) as work:
         for name, data in files.items():
