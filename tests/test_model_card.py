@@ -455,7 +455,7 @@ def test_model_card_in_chromium_at_375px(browser, site_url, full_site_url, full_
         if meta.get("heads"):
             assert any(b["inner"] > b["outer"] for b in layout["boxes"]), "the heads table scrolls in its box"
             decoded = page.evaluate("""async () => {
-              const { fromHash } = await import("./static/attention-view/core/state.js");
+              const { fromHash } = await import("./static/attention-view/state.js");
               return [...document.querySelectorAll("a.mc-example")].map((a) => fromHash(new URL(a.href).hash));
             }""")
             expected = [{"text": h["example"]["text"], "token": str(h["example"]["token"]),

@@ -17,7 +17,7 @@ META = {
 
 STATE_JS = """
 import { readFileSync } from "node:fs";
-const S = { ...(await import(process.cwd() + "/static/attention-view/core/state.js")), ...(await import(process.cwd() + "/static/attention-view/core/actions.js")) };
+const S = await import(process.cwd() + "/static/attention-view/state.js");
 const { meta } = JSON.parse(readFileSync(0, "utf8"));
 const none = { text: null, token: null, layer: null, head: null, view: null };
 const dims = { count: 7, nLayer: 2, nHead: 4 };

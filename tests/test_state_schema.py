@@ -1,6 +1,6 @@
-"""The state schema (static/attention-view/core/state.js SCHEMA) is the one list of state keys:
-the JSON the Python side reads is what the schema writes today, and the build, the macro and the
-model card's links take their keys from it."""
+"""The state schema (static/attention-view/state.js SCHEMA: core's keys and every feature's) is
+the one list of state keys: the JSON the Python side reads and the `State` typedef are what the
+schema writes today, and the build, the macro and the model card's links take their keys from it."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from conftest import ROOT
 
 SCHEMA_JSON = ROOT / "static" / "attention-view" / "state-schema.json"
+STATE_TYPE = ROOT / "static" / "attention-view" / "state-type.js"
 
 
 def load(name: str):
@@ -23,22 +24,27 @@ def load(name: str):
     return module
 
 
-def written_by_the_schema() -> dict:
+def written_by_the_schema(*args: str) -> str:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    proc = subprocess.run([node, str(ROOT / "site" / "state_schema.mjs")], capture_output=True, text=True,
+    proc = subprocess.run([node, str(ROOT / "site" / "state_schema.mjs"), *args], capture_output=True, text=True,
                           cwd=ROOT, timeout=60, check=True)
-    return json.loads(proc.stdout)
+    return proc.stdout
 
 
 def test_the_json_is_what_the_schema_writes_now():
-    # Out of date after a change to state.js SCHEMA: run `make schema`.
-    assert json.loads(SCHEMA_JSON.read_text(encoding="utf-8")) == written_by_the_schema()
+    # Out of date after a state key changed (core/state.js or a feature's): run `make schema`.
+    assert json.loads(SCHEMA_JSON.read_text(encoding="utf-8")) == json.loads(written_by_the_schema())
+
+
+def test_the_state_typedef_is_what_the_schema_writes_now():
+    # Out of date after a state key changed: run `make schema`.
+    assert STATE_TYPE.read_text(encoding="utf-8") == written_by_the_schema("--typedef")
 
 
 def test_build_and_model_card_take_their_keys_from_the_schema():
-    keys = [k["key"] for k in written_by_the_schema()["keys"]]
+    keys = [k["key"] for k in json.loads(written_by_the_schema())["keys"]]
     build = load("build")
     assert build.page_params() == keys
     card = load("model_card")

@@ -4,7 +4,7 @@
 // slot another one declares comes after it), updates and paints them in this order. Where each
 // one's nodes appear on screen is declared by the slots (core/skeleton.js), not by this order.
 // Adding a panel: one new module and one line here (docs/widget.md walks through one). The
-// compact view (state.js COMPACT) mounts only those marked `compact`: the row and the grid.
+// compact view (core/state.js COMPACT) mounts only those marked `compact`: the row and the grid.
 
 import { row } from "./panels/row.js";
 import { rowTable } from "./panels/row-table.js";

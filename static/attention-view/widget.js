@@ -8,15 +8,16 @@
 
 import { viewClass } from "./core/element.js";
 import { FEATURES } from "./features.js";
+import { SCHEMA } from "./state.js";
 
-export { STATE_KEYS, fromHash, toHash } from "./core/state.js";
+export { STATE_KEYS, fromHash, toHash } from "./state.js";
 export { loadMeta, loadModel, setDownloadTimeout } from "./model/loader.js";
 export { ranked, spread, wholePercent, viewName } from "./readouts/readouts.js";
 export { positionScheme } from "./readouts/positions.js";
 export { viewData } from "./share/export-scene.js";
 export { MODEL_FOLDER } from "./paths.js";
 
-export const AttentionView = viewClass(FEATURES);
+export const AttentionView = viewClass(FEATURES, SCHEMA);
 
 /** Registers the element (default tag name attention-view); returns its class. */
 export function define(name = "attention-view", registry = window.customElements) {

@@ -1,13 +1,24 @@
 // @ts-check
-// What a user action does to the state: `reduce` (pure, no DOM), and the keys the view
-// answers. The controller writes the next state back to the element's attributes.
+// What core's user actions do to the state (pure, no DOM), and the keys the view answers. Each
+// feature declares its own beside (the `actions` of its Feature object); schema.js puts them together
+// into the element's `reduce`, and the controller writes the next state back to the element's
+// attributes.
 
-import { VIEWS, SCALES, GENERATE_KEYS, pinnedIndex, clamp } from "./state.js";
+import { VIEWS, SCALES, pinnedIndex, clamp } from "./state.js";
 import { parseAblate, toggleHead } from "../model/head-set.js";
 import { wordsOf, wordSpec, parseWordSpec } from "../model/words.js";
 
 /** @typedef {import("./state.js").State} State */
 /** @typedef {State["view"]} View */
+/**
+ * What an action needs to know of the run on screen: its number of tokens, the model's layers
+ * and heads, and the tokens' labels (they resolve a word-spec token).
+ * @typedef {{count: number, nLayer: number, nHead: number, labels?: {text: string}[]|null}} Dims
+ */
+/**
+ * What one action does: the next state (a new object; the state itself stays as it was).
+ * @typedef {(state: State, action: any, dims: Dims) => State} Reducer
+ */
 
 /** Keys the view answers (when focus is not in the text box) and the action each one means. */
 export const KEY_ACTIONS = {
@@ -39,90 +50,59 @@ function keptWord(labels, pinned, text) {
 }
 
 /**
- * Next state after a user action; `dims` = {count, nLayer, nHead, labels?} (labels resolve a
- * word-spec token).
- * Actions: pin {token}, preview {token|null}, move {delta} (or {to: "first"|"last"}),
- * select {layer, head}, cycleHead {delta}, cycleLayer {delta}, view {view}, cycleView,
- * scale {scale}, text {text}, jump {layer, head, token, text?} (one head's row, maybe on
- * another text: "Find the story" and "See it do this"), ablate {layer, head} or {ablate},
- * compare / compareText {compare} (turning compare mode on or off / typing the second text).
- * generate {text} (the model wrote on), undo {text, token}, settings {temperature, topk, seed}
- * ("Continue", features/generation/writer.js), step {step} (a training step, null for the shipped model: the
- * timeline, features/timeline/timeline.js).
- * @param {State} state
- * @param {any} action
- * @param {{count: number, nLayer: number, nHead: number, labels?: {text: string}[]|null}} dims
- * @returns {State}
+ * Core's actions, by type: pin {token}, preview {token|null}, move {delta} (or {to:
+ * "first"|"last"}), select {layer, head}, cycleHead {delta}, cycleLayer {delta}, view {view},
+ * cycleView, scale {scale}, text {text}, jump {layer, head, token, text?} (one head's row, maybe
+ * on another text: "Find the story" and "See it do this"), ablate {layer, head} or {ablate}.
+ * @type {Object<string, Reducer>}
  */
-export function reduce(state, action, dims) {
-  const { count, nLayer, nHead, labels = null } = dims;
-  const pinned = pinnedIndex(state, count, labels);
-  switch (action.type) {
-    case "pin":
-      return { ...state, token: clamp(action.token, 0, Math.max(0, count - 1)), preview: null };
-    case "preview":
-      return { ...state, preview: action.token };
-    case "move": {
-      if (count === 0) return state;
-      let t = action.to === "first" ? 0 : action.to === "last" ? count - 1 : pinned + action.delta;
-      t = clamp(t, 0, count - 1);
-      return { ...state, token: t, preview: null };
-    }
-    case "select":
-      return { ...state, layer: clamp(action.layer, 1, nLayer), head: clamp(action.head, 1, nHead), view: "head" };
-    case "cycleHead": {
-      // Walks all layer x head pairs in reading order, so one key reaches every head.
-      const total = nLayer * nHead;
-      const i = ((state.layer - 1) * nHead + (state.head - 1) + action.delta + total) % total;
-      return { ...state, layer: Math.floor(i / nHead) + 1, head: (i % nHead) + 1, view: "head" };
-    }
-    case "cycleLayer": {
-      const layer = ((state.layer - 1 + action.delta + nLayer) % nLayer) + 1;
-      return { ...state, layer };
-    }
-    case "view": // {view, layer?}: a strip names its layer too
-      if (!VIEWS.includes(action.view)) return state;
-      return { ...state, view: action.view, layer: action.layer ? clamp(action.layer, 1, nLayer) : state.layer };
-    case "jump":
-      return {
-        ...state,
-        text: action.text ?? state.text,
-        layer: clamp(action.layer, 1, nLayer),
-        head: clamp(action.head, 1, nHead),
-        view: "head",
-        token: action.token,
-        preview: null,
-      };
-    case "scale":
-      return SCALES.includes(action.scale) ? { ...state, scale: action.scale } : state;
-    case "ablate": { // {layer, head}: switch that head the other way; {ablate}: set all at once
-      const config = { n_layer: nLayer, n_head: nHead };
-      const ablate = "ablate" in action ? action.ablate : toggleHead(state.ablate, action.layer, action.head, config);
-      return { ...state, ablate, off: parseAblate(ablate, config) };
-    }
-    case "generate": // the model wrote on: the pin follows the newest token
-    case "undo": // {text, token}: the text and pin from before the model wrote
-      return { ...state, text: action.text, token: action.token ?? null, preview: null };
-    case "settings": // {temperature, topk, seed}: strings, null for the default
-      return { ...state, ...Object.fromEntries(GENERATE_KEYS.map((k) => [k, action[k] ?? null])) };
-    case "compare": // {compare}: a second text turns compare mode on, null turns it off
-    case "compareText":
-      return { ...state, compare: action.compare };
-    case "step":
-      return { ...state, step: action.step };
-    case "cycleView":
-      return { ...state, view: /** @type {View} */ (VIEWS[(VIEWS.indexOf(state.view) + 1) % VIEWS.length]) };
-    case "text":
-      // Typing at the end should keep showing the newest token, so a pin on the last token
-      // turns into "follow the last token"; any other pin stays on its word (keptWord).
-      return {
-        ...state,
-        text: action.text,
-        token: count > 0 && pinned === count - 1 ? null : keptWord(labels, pinned, action.text) ?? state.token,
-        preview: null,
-      };
-    default:
-      throw new Error(`unknown action ${action.type}`);
-  }
-}
-
+export const CORE_ACTIONS = {
+  pin: (state, action, { count }) => ({ ...state, token: clamp(action.token, 0, Math.max(0, count - 1)), preview: null }),
+  preview: (state, action) => ({ ...state, preview: action.token }),
+  move: (state, action, { count, labels = null }) => {
+    if (count === 0) return state;
+    const pinned = pinnedIndex(state, count, labels);
+    const t = action.to === "first" ? 0 : action.to === "last" ? count - 1 : pinned + action.delta;
+    return { ...state, token: clamp(t, 0, count - 1), preview: null };
+  },
+  select: (state, action, { nLayer, nHead }) =>
+    ({ ...state, layer: clamp(action.layer, 1, nLayer), head: clamp(action.head, 1, nHead), view: "head" }),
+  cycleHead: (state, action, { nLayer, nHead }) => {
+    // Walks all layer x head pairs in reading order, so one key reaches every head.
+    const total = nLayer * nHead;
+    const i = ((state.layer - 1) * nHead + (state.head - 1) + action.delta + total) % total;
+    return { ...state, layer: Math.floor(i / nHead) + 1, head: (i % nHead) + 1, view: "head" };
+  },
+  cycleLayer: (state, action, { nLayer }) => ({ ...state, layer: ((state.layer - 1 + action.delta + nLayer) % nLayer) + 1 }),
+  view: (state, action, { nLayer }) => { // {view, layer?}: a strip names its layer too
+    if (!VIEWS.includes(action.view)) return state;
+    return { ...state, view: action.view, layer: action.layer ? clamp(action.layer, 1, nLayer) : state.layer };
+  },
+  jump: (state, action, { nLayer, nHead }) => ({
+    ...state,
+    text: action.text ?? state.text,
+    layer: clamp(action.layer, 1, nLayer),
+    head: clamp(action.head, 1, nHead),
+    view: "head",
+    token: action.token,
+    preview: null,
+  }),
+  scale: (state, action) => (SCALES.includes(action.scale) ? { ...state, scale: action.scale } : state),
+  ablate: (state, action, { nLayer, nHead }) => { // {layer, head}: switch that head the other way; {ablate}: set all at once
+    const config = { n_layer: nLayer, n_head: nHead };
+    const ablate = "ablate" in action ? action.ablate : toggleHead(state.ablate, action.layer, action.head, config);
+    return { ...state, ablate, off: parseAblate(ablate, config) };
+  },
+  cycleView: (state) => ({ ...state, view: /** @type {View} */ (VIEWS[(VIEWS.indexOf(state.view) + 1) % VIEWS.length]) }),
+  text: (state, action, { count, labels = null }) => {
+    // Typing at the end should keep showing the newest token, so a pin on the last token
+    // turns into "follow the last token"; any other pin stays on its word (keptWord).
+    const pinned = pinnedIndex(state, count, labels);
+    return {
+      ...state,
+      text: action.text,
+      token: count > 0 && pinned === count - 1 ? null : keptWord(labels, pinned, action.text) ?? state.token,
+      preview: null,
+    };
+  },
+};

@@ -6,43 +6,58 @@
 
 import { forget } from "../model/loader.js";
 import { loadFolder, watchProgress } from "./load-folder.js";
-import { StateReader } from "./state.js";
-import { emptyRun } from "../model/runs.js";
-import { toResult } from "../model/result.js";
+import { StateReader } from "./schema.js";
 import { ModelChoices } from "./model-choice.js";
 import { buildShell, buildUI, paintFrame, paintStatus, reveal } from "./skeleton.js";
-import { viewOf } from "./view.js";
+import { viewOf, resultOf } from "./view.js";
 import { wireKeys } from "./events.js";
 import { deferred } from "./deferred.js";
 import { makeContext } from "./feature.js";
 import { Pump } from "./pump.js";
-import { sentence } from "../model/failures.js";
+import { announceFailure, announceLive } from "./announce.js";
+
+/**
+ * @typedef {import("./state.js").Meta} Meta
+ * @typedef {import("../model/loader.js").Model} Model
+ * @typedef {import("../model/runs.js").Run} Run
+ * @typedef {import("./view.js").View} View
+ */
 
 export class Controller {
   /**
    * @param {HTMLElement & {src: string}} host
    * @param {string} cssURL
    * @param {import("./feature.js").Feature[]} features
+   * @param {import("./schema.js").StateSchema} schema  core's state keys and the features'
    */
-  constructor(host, cssURL, features) {
+  constructor(host, cssURL, features, schema) {
     this.host = host;
     this.cssURL = cssURL;
     this.features = features;
+    this.schema = schema;
     /** @type {import("./feature.js").Status} */
     this.status = "idle";
     this.readyD = deferred();
-    this.meta = this.model = null; // meta.json, and the live model once loaded
-    this.active = null; // the model the view on screen was computed by (the shipped one, or a part's choice)
+    /** @type {Meta|null} meta.json */ this.meta = null;
+    /** @type {Model|null} the shipped model, once loaded */ this.model = null;
+    /** @type {Model|null} the model the view on screen was computed by (the shipped one, or a part's choice) */
+    this.active = null;
     this.choices = new ModelChoices(this);
-    this.golden = null; // the golden.json run, until the live model takes over
-    this.run = this.vm = null; // what is on screen, and the view last painted
-    this.previewToken = null; // the hovered chip, if any
+    /** @type {Run|null} the golden.json run, until the live model takes over */ this.golden = null;
+    /** @type {Run|null} what is on screen */ this.run = null;
+    /** @type {View|null} the view last painted */ this.vm = null;
+    /** @type {number|null} the hovered chip, if any */ this.previewToken = null;
+    this.focusChip = false; // the pin moved by keyboard: the next paint moves focus to its chip
+    this.painted = false; // the first paint has revealed the view
     this.generation = 0; // bumps on every (re)load so that a stale load's answers are ignored
     this.folder = ""; // the `src` of the load under way (load-folder.js)
+    /** @type {import("./skeleton.js").Shell|null} the element's shadow root and status line */ this.shell = null;
+    /** @type {import("./skeleton.js").UI|null} the UI for the model's shape, once mounted */ this.ui = null;
+    this.shape = ""; // the model's shape (and compactness) the UI was mounted for
     /** @type {import("./feature.js").Part[]} */
     this.parts = [];
     this.ctx = makeContext(this);
-    this.states = new StateReader();
+    this.states = new StateReader(schema);
     this.pump = new Pump((pump) => this.update(pump), (err) => this.fail(err, "run the model"));
   }
 
@@ -53,14 +68,30 @@ export class Controller {
     return this.meta ? { ...this.states.read(this.host, this.meta), preview: this.previewToken } : null;
   }
 
-  /** The element's `result` (result.js toResult), with every feature's fields. */
-  result() {
-    if (!this.run || !this.meta) return null;
-    const view = viewOf(this.run, this.state(), this.meta);
-    const result = toResult(this.run, view.state, view.pinned);
-    for (const part of this.parts) part.result?.(result, view);
-    return result;
+  // What the loading order (load-folder.js), the model choice, dispatch and features change:
+  /** A new load of the folder `src` names; its number (an answer of an older one is dropped). */
+  beginLoad() { this.folder = this.host.src; return ++this.generation; }
+  /** meta.json is in: the UI for its model's shape. @param {Meta} meta */
+  metaLoaded(meta) { this.meta = meta; this.mount(meta); }
+  /** @param {Run|null} golden  golden.json's run, painted until the live model takes over */
+  goldenLoaded(golden) { if (golden && !this.model) this.golden = golden; this.schedule(); }
+  /** @param {Model} model  the live model: it computes every update from now on */
+  modelLoaded(model) { this.model = model; this.golden = null; this.schedule(); }
+  /** @param {Model} model  the model the update under way computes with (model-choice.js) */
+  computeWith(model) { this.active = model; }
+  /** @param {Run} run  a run a feature computed (a continuation), on screen until the next update */
+  showRun(run) { this.run = run; }
+  /** A state action is written: the hover ends, and focus follows a pin moved by keyboard. */
+  acted(focusChip) { this.focusChip = focusChip; this.previewToken = null; }
+  /** A hovered token (null: none); it stays inside the element, unlike every other action. */
+  hover(token) {
+    if (token === this.previewToken) return;
+    this.previewToken = token;
+    this.schedule();
   }
+
+  /** The element's `result` (result.js toResult), with every feature's fields. */
+  result() { return this.run && this.meta ? resultOf(this.run, this.state(), this.meta, this.parts) : null; }
 
   /** The one place the status changes: status line, retry button and data-status together. */
   setStatus(status, text, { retry = false } = {}) {
@@ -134,14 +165,7 @@ export class Controller {
     this.parts = features.map((f) => f.mount(this.ui.slots, this.ctx));
   }
 
-  fail(err, what = "load the model") {
-    const message = err && err.message ? err.message : String(err);
-    // No "Try again" for a failure a retry cannot fix (failures.js: the page forbids WebAssembly).
-    this.setStatus("error", sentence(`Could not ${what}: ${message}`), { retry: err?.retry !== false });
-    this.readyD.reject(err);
-    this.host.dispatchEvent(new CustomEvent("error", { detail: { error: err, message } }));
-    this.host.dispatchEvent(new Event("loadend"));
-  }
+  fail(err, what = "load the model") { announceFailure(this, err, what); }
 
   attributeChanged(name) {
     if (name === "text") this.previewToken = null;
@@ -157,20 +181,8 @@ export class Controller {
   /** @param {Pump} pump */
   async update(pump) {
     if (!this.meta || (this.status === "error" && !this.choices.failed)) return;
-    const state = this.state();
-    let run = this.run;
-    if (this.model) {
-      run = await this.choices.run(this.model, pump);
-      if (!run) return;
-    } else if (state.text === "") {
-      run = emptyRun(false);
-    } else if (this.choices.of(state)) {
-      return; // another model than the shipped one: nothing of it before the runtime is in
-    } else if (this.golden && this.golden.text === state.text && !state.ablate) {
-      run = this.golden;
-    } else {
-      return; // nothing to show until the model is ready; the fallback stays
-    }
+    const run = await this.choices.runFor(this.state(), this.model, this.golden, pump);
+    if (!run) return;
     this.run = run;
     const view = (this.vm = viewOf(run, this.state(), this.meta, this.focusChip));
     this.focusChip = false;
@@ -181,20 +193,6 @@ export class Controller {
       this.painted = true;
       reveal(this.shell).then(() => requestAnimationFrame(() => performance.mark("attention-view:first-row")));
     }
-    if (run.live) this.settle();
-  }
-
-  settle() {
-    // A part's model says which one it is (a training step's), so the line names what is on screen.
-    const text = this.choices.of(this.state())?.live ?? "live: every number below is computed in your browser.";
-    if (this.status !== "live") {
-      this.setStatus("live", text);
-      performance.mark("attention-view:live");
-      this.host.dispatchEvent(new Event("load"));
-      this.host.dispatchEvent(new Event("loadend"));
-    } else if (this.shell.statusText.textContent !== text) {
-      this.setStatus("live", text);
-    }
-    this.readyD.resolve(this.result());
+    if (run.live) announceLive(this);
   }
 }

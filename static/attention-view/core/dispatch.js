@@ -5,8 +5,7 @@
 // `change` event whose detail names every state key, the pinned token as a word (the
 // permalink prefers it) and what each feature adds.
 
-import { SCHEMA, STATE_KEYS, toAttributes, pinnedIndex } from "./state.js";
-import { reduce } from "./actions.js";
+import { pinnedIndex } from "./state.js";
 import { wordsOf, wordSpec } from "../model/words.js";
 
 /**
@@ -23,30 +22,24 @@ export function dispatch(c, action, { focusChip = false } = {}) {
   }
   const { n_layer: nLayer, n_head: nHead } = c.meta.config;
   const labels = c.run ? c.run.labels : null;
-  const next = reduce(c.state(), action, { count: labels ? labels.length : 0, nLayer, nHead, labels });
-  if (action.type === "preview") {
-    if (next.preview !== c.previewToken) {
-      c.previewToken = next.preview;
-      c.schedule();
-    }
-    return;
-  }
-  c.focusChip = focusChip;
-  c.previewToken = null;
-  writeState(c.host, next, action.type, c.run, c.parts);
+  const next = c.schema.reduce(c.state(), action, { count: labels ? labels.length : 0, nLayer, nHead, labels });
+  if (action.type === "preview") return c.hover(next.preview);
+  c.acted(focusChip);
+  writeState(c.host, c.schema, next, action.type, c.run, c.parts);
   c.schedule();
 }
 
 /**
  * @param {HTMLElement} host
+ * @param {import("./schema.js").StateSchema} schema
  * @param {import("./state.js").State} next
  * @param {string} type  the action's type
  * @param {import("../model/runs.js").Run|null} run  the run on screen
  * @param {import("./feature.js").Part[]} parts
  */
-function writeState(host, next, type, run, parts) {
-  const attrs = toAttributes(next);
-  for (const name of STATE_KEYS) {
+function writeState(host, schema, next, type, run, parts) {
+  const attrs = schema.toAttributes(next);
+  for (const name of schema.names) {
     if (attrs[name] === null) host.removeAttribute(name);
     else if (host.getAttribute(name) !== attrs[name]) host.setAttribute(name, attrs[name]);
   }
@@ -55,7 +48,7 @@ function writeState(host, next, type, run, parts) {
   const labels = run && next.text === run.text ? run.labels : null;
   const pinned = labels && next.token !== null ? pinnedIndex(next, labels.length, labels) : -1;
   const detail = {
-    ...Object.fromEntries(SCHEMA.map((k) => [k.key, next[k.key]])),
+    ...Object.fromEntries(schema.names.map((name) => [name, next[name]])),
     word: labels && pinned >= 0 ? wordSpec(wordsOf(labels), pinned) : null,
     action: type,
   };

@@ -1,13 +1,13 @@
 // @ts-check
-// <attention-view>: the custom element itself — its attributes (each state key of state.js
-// SCHEMA, mirrored by a property), its lifecycle (connect, lazy start, attribute changes) and
+// <attention-view>: the custom element itself — its attributes (each state key of its schema,
+// schema.js, mirrored by a property), its lifecycle (connect, lazy start, attribute changes) and
 // its public API (`ready`, `result`, `status`, `generate()`, `reload()`). Loading, computing and
 // painting belong to the controller and the features. Importing this module defines nothing:
-// ../widget.js makes the class for the features of ../features.js, and define() (the public
-// entry, ../../attention-view.js, calls it) registers it, so a page can set attributes first
-// or pick another tag name.
+// ../widget.js makes the class for the features of ../features.js and their state
+// (../state.js), and define() (the public entry, ../../attention-view.js, calls it) registers
+// it, so a page can set attributes first or pick another tag name.
 
-import { SCHEMA, STATE_KEYS, pinnedIndex } from "./state.js";
+import { pinnedIndex } from "./state.js";
 import { folderURL } from "../model/loader.js";
 import { formatAblate } from "../model/head-set.js";
 import { Controller } from "./controller.js";
@@ -16,19 +16,21 @@ import { MODEL_FOLDER, STYLESHEET } from "../paths.js";
 
 
 /**
- * The element class for a list of features (../features.js FEATURES).
+ * The element class for a list of features (../features.js FEATURES) and the state schema
+ * assembled from them (../state.js SCHEMA).
  * @param {import("./feature.js").Feature[]} features
+ * @param {import("./schema.js").StateSchema} schema
  */
-export function viewClass(features) {
+export function viewClass(features, schema) {
   class AttentionView extends HTMLElement {
     static get observedAttributes() {
-      return [...STATE_KEYS, "src", "loading"];
+      return [...schema.names, "src", "loading"];
     }
 
     constructor() {
       super();
       // A page that cannot serve the sheet beside the module (a notebook) sets `styleSheetURL`.
-      this._controller = new Controller(this, /** @type {any} */ (this.constructor).styleSheetURL ?? STYLESHEET, features);
+      this._controller = new Controller(this, /** @type {any} */ (this.constructor).styleSheetURL ?? STYLESHEET, features, schema);
     }
 
     /** The model folder as an absolute URL (attribute relative to the page). */
@@ -117,7 +119,7 @@ export function viewClass(features) {
   // Every state key is an attribute with a property. Properties marked `live` answer the resolved
   // (clamped, defaulted) value once meta.json is in, the others the attribute as written; a
   // property set writes the attribute (null removes it). `ablate` also takes [[1, 2], [2, 3]].
-  for (const k of SCHEMA) {
+  for (const k of schema.keys) {
     Object.defineProperty(AttentionView.prototype, k.property, {
       configurable: true,
       get() {

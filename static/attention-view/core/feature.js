@@ -32,7 +32,7 @@ import { dispatch } from "./dispatch.js";
  * What a feature may use of its element (one context per element, made by the controller).
  * @typedef {Object} Context
  * @property {HTMLElement} host  the <attention-view> element
- * @property {(action: object, opts?: {focusChip?: boolean}) => void} act  a user action (state.js reduce)
+ * @property {(action: object, opts?: {focusChip?: boolean}) => void} act  a user action (schema.js StateSchema.reduce)
  * @property {() => State|null} state  the resolved state; null before meta.json
  * @property {() => Meta|null} meta
  * @property {() => Model|null} model  the live model the view is computed by (the shipped one,
@@ -45,6 +45,8 @@ import { dispatch } from "./dispatch.js";
  *   screen (a continuation: features/generation/writer.js), then applies `action` (its new text)
  * @property {() => void} schedule  asks for another update (a run the feature changed in place)
  * @property {() => HTMLTextAreaElement|null} textBox  the view's text box, once the UI is built
+ * @property {import("./schema.js").StateSchema} schema  the element's state keys (core's and
+ *   every feature's)
  */
 
 /**
@@ -83,6 +85,11 @@ import { dispatch } from "./dispatch.js";
  *   provides (generation: generate, stop); they may run before the feature is mounted
  * @property {boolean} [compact]  part of the compact view too (state.js COMPACT: the row and the
  *   grid of heads); the others do not mount there
+ * @property {import("./state.js").StateKey[]} [state]  the state keys it owns: each one an
+ *   attribute and property of the element, in links, embed code and the Python traits
+ *   (schema.js assembles them with core's)
+ * @property {Object<string, import("./actions.js").Reducer>} [actions]  what its actions do to
+ *   the state, by action type (`act({type: "step", step: 350})`)
  */
 
 /**
@@ -107,6 +114,7 @@ export function callMethod(features, ctx, name, ...args) {
 export function makeContext(c) {
   return {
     host: c.host,
+    schema: c.schema,
     act: (action, opts) => dispatch(c, action, opts),
     state: () => c.state(),
     meta: () => c.meta,
@@ -118,7 +126,7 @@ export function makeContext(c) {
     schedule: () => c.schedule(),
     textBox: () => c.ui?.input ?? null,
     show: (run, action) => {
-      c.run = run;
+      c.showRun(run);
       dispatch(c, action);
     },
   };

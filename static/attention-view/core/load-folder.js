@@ -21,8 +21,8 @@ loaderEvents.addEventListener("progress", (/** @type {any} */ e) => received.set
 
 /** @param {import("./controller.js").Controller} c */
 export async function loadFolder(c) {
-  const gen = ++c.generation;
-  const folder = (c.folder = c.host.src);
+  const gen = c.beginLoad();
+  const folder = c.folder;
   if (c.status === "error") received.delete(folder); // "Try again" downloads afresh
   c.setStatus(c.run ? "preview" : "loading", loadingText(c.meta));
   c.host.dispatchEvent(new Event("loadstart"));
@@ -34,21 +34,17 @@ export async function loadFolder(c) {
     const meta = await loadMeta(folder);
     await nextTask();
     if (gen !== c.generation) return;
-    c.meta = meta;
-    c.mount(meta);
+    c.metaLoaded(meta);
     c.setStatus(c.status, loadingText(c.meta, received.get(folder) ?? null));
     // The first paint from golden.json, without waiting for the runtime (runs.js goldenHeadStart).
     const golden = meta.default && c.state().text === meta.default.text
       ? await goldenHeadStart(folder, meta, (run) => c.run === run && c.schedule()) : null;
     if (gen !== c.generation) return;
-    if (golden && !c.model) c.golden = golden;
-    c.schedule();
+    c.goldenLoaded(golden);
     const model = await modelPromise;
     await nextTask();
     if (gen !== c.generation) return;
-    c.model = model;
-    c.golden = null;
-    c.schedule();
+    c.modelLoaded(model);
   } catch (err) {
     if (gen === c.generation) c.fail(err);
   }

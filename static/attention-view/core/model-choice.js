@@ -6,6 +6,7 @@
 // never leaves another model's numbers on screen under its name.
 
 import { currentRun } from "./current-run.js";
+import { emptyRun } from "../model/runs.js";
 
 export class ModelChoices {
   /** @param {import("./controller.js").Controller} c */
@@ -21,6 +22,22 @@ export class ModelChoices {
       if (choice) return choice;
     }
     return null;
+  }
+
+  /**
+   * The run to paint for `state`, or null for nothing (yet): the live model's once loaded (`run`
+   * below); before, an empty text's, or golden.json's when it is that run's text, with every
+   * head on and the shipped model asked for; the fallback stays on screen otherwise.
+   * @param {import("./state.js").State} state
+   * @param {import("../model/loader.js").Model|null} shipped  the live model, once loaded
+   * @param {import("../model/runs.js").Run|null} golden
+   * @param {import("./pump.js").Pump} pump
+   */
+  async runFor(state, shipped, golden, pump) {
+    if (shipped) return this.run(shipped, pump);
+    if (state.text === "") return emptyRun(false);
+    if (this.of(state)) return null; // another model than the shipped one: nothing of it before the runtime is in
+    return golden && golden.text === state.text && !state.ablate ? golden : null;
   }
 
   /**
@@ -74,7 +91,7 @@ export class ModelChoices {
       return c.model === shipped && (now ? now.ready : shipped) === model;
     };
     if (!current()) return again();
-    c.active = model;
+    c.computeWith(model);
     const run = await currentRun(model, () => c.state(), c.run);
     if (!run || !current()) return again();
     for (const part of c.parts) if (part.runs && !(await part.runs(state, model))) return again();

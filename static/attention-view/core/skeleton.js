@@ -123,6 +123,8 @@ export function buildUI(shell) {
   return { slots, input, notice, body, root: shell.ui };
 }
 
+/** @typedef {ReturnType<typeof buildUI>} UI */
+
 /** The line under the text box: a prompt for an empty text, or what a long text lost. */
 export function noticeText(run) {
   if (run.text === "") return "Type a sentence above to see which earlier tokens each token attends to.";

@@ -1,14 +1,14 @@
 // @ts-check
-// What the view shows, as plain data and pure functions (no DOM, no model), so the rules for
-// pinning, hovering, cycling heads and permalinks can be tested on their own.
+// The view's own state keys and rules, as plain data and pure functions (no DOM, no model), so
+// that pinning, hovering and cycling heads can be tested on their own.
 //
-// The element's attributes are the single source of truth for the pinned state. SCHEMA below
-// is the one list of its keys: the element's attributes and properties, the permalink, the
-// iframe's query, "Copy embed code", the jinja2 macro, the model card's links and the offline
-// worker's page parameters all derive from it (the Python side reads ../state-schema.json, which
-// `make schema` writes from this table). `resolve` turns attribute strings (plus meta.json's
-// defaults) into the resolved state, and `reduce` turns a user action into the next state,
-// which the element writes back to its attributes.
+// The element's attributes are the single source of truth for the state. A state key is one
+// entry of the form StateKey below: core's keys are CORE_KEYS; every feature declares its own
+// (the `state` of its Feature), and ../state.js assembles them into the element's one schema
+// (schema.js), from which its attributes and properties, the permalink, the iframe's query,
+// "Copy embed code", the jinja2 macro, the model card's links and the offline worker's page
+// parameters all derive (the Python side reads ../state-schema.json, which `make schema`
+// writes from it).
 
 import { wordsOf, findWord } from "../model/words.js";
 import { parseAblate, ANY_MODEL } from "../model/head-set.js";
@@ -43,26 +43,10 @@ export const COMPACT = ["0", "1"];
  */
 
 /**
- * The resolved state: every key of SCHEMA, plus `preview` (the hovered token, never an
- * attribute) and `off` (`ablate` read once: the heads switched off and what was malformed).
- * @typedef {Object} State
- * @property {string} text
- * @property {number|string|null} token  null: follow the last token; a number: an index (negative
- *   from the end); a string: a word spec ("said#2", words.js)
- * @property {number} layer  1-based
- * @property {number} head  1-based
- * @property {"head"|"average"|"rollout"} view
- * @property {"share"|"relative"} scale
- * @property {string|null} ablate  canonical "1.2 2.3", null when every head is on
- * @property {string|null} compare  compare mode's second text; null = compare mode off
- * @property {number|null} step  a training step: the model as its last snapshot at or before
- *   that step was (features/timeline/timeline.js); null = the shipped model
- * @property {string|null} temperature  Continue's settings, as written (sampler.js checks them)
- * @property {string|null} topk
- * @property {string|null} seed
- * @property {"0"|"1"} compact  "1": only the row and the grid of heads (features.js)
- * @property {number|null} preview
- * @property {import("../model/head-set.js").Ablation} off
+ * The resolved state: every key of the assembled schema, plus what keys derive (`preview`, the
+ * hovered token, never an attribute; `off`, `ablate` read once). Generated from the schema:
+ * ../state-type.js.
+ * @typedef {import("../state-type.js").State} State
  */
 
 // Plain ASCII decimal integers only: Number() would read "" and " " as 0, "0x64" as 100 and
@@ -82,7 +66,7 @@ export function clamp(n, lo, hi) {
   return Math.min(hi, Math.max(lo, n));
 }
 
-const asString = (v) => (v === null || v === undefined ? null : String(v));
+export const asString = (v) => (v === null || v === undefined ? null : String(v));
 
 /**
  * One state key. `parse(attribute, attrs, meta)` gives the resolved value from the attribute
@@ -91,6 +75,9 @@ const asString = (v) => (v === null || v === undefined ? null : String(v));
  * meta.json is in (else the attribute as written); `initial` is what it answers before, and
  * `answer` (if any) turns the resolved value into what the property answers.
  * `fallback` is the value an absent key means when meta.json has no default (null: none).
+ * `derived` (if any) is a field the resolved state gets besides the key's own value, read from
+ * the same attribute (`ablate` gives `off`, the heads it names): its name, its type for
+ * ../state-type.js, and how it is read.
  * @typedef {Object} StateKey
  * @property {string} key
  * @property {string} property
@@ -103,10 +90,13 @@ const asString = (v) => (v === null || v === undefined ? null : String(v));
  * @property {(attr: string|null, attrs: Object<string, string|null>, meta: Meta) => any} parse
  * @property {(value: any) => string|null} format
  * @property {string} doc
+ * @property {{name: string, type: string, doc: string, read: (attr: string|null, meta: Meta) => any}} [derived]
  */
 
+/** Core's state keys: what every view shows (its text, pin, head, view, colour scale, the heads
+ * switched off, which every run of an update is computed with) and how (compact). */
 /** @type {StateKey[]} */
-export const SCHEMA = [
+export const CORE_KEYS = [
   {
     key: "text", property: "text", type: "text", fallback: "", live: true, initial: (a) => a,
     parse: (a, _, meta) => a ?? meta.default?.text ?? "",
@@ -153,26 +143,11 @@ export const SCHEMA = [
     initial: (a) => parseAblate(a, ANY_MODEL).text ?? "", answer: (v) => v ?? "",
     parse: (a, _, meta) => parseAblate(a, meta.config).text,
     format: (v) => v || null, doc: "heads switched off, \"1.2 2.3\" (layer.head, 1-based)",
-  },
-  {
-    key: "compare", property: "compare", type: "text", fallback: null, live: true, initial: (a) => a,
-    parse: (a) => (typeof a === "string" ? a : null),
-    format: asString, doc: "compare mode's second text (\"\": on, nothing typed yet); absent: off",
-  },
-  {
-    key: "step", property: "step", type: "step", fallback: null, live: true, initial: toInt,
-    // Only a model with a timeline has earlier steps; from the shipped step on it is the shipped model.
-    parse: (a, _, meta) => {
-      const n = toInt(a);
-      const shipped = meta.metrics?.best_step ?? Infinity;
-      return meta.timeline && n !== null && n >= 0 && n < shipped ? n : null;
+    derived: {
+      name: "off", type: 'import("./model/head-set.js").Ablation', doc: "`ablate` read once: the heads switched off and what was malformed",
+      read: (a, meta) => parseAblate(a, meta.config),
     },
-    format: asString, doc: "a training step: the model as its last snapshot up to that step was; absent: the shipped model",
   },
-  ...[["temperature", "temperature"], ["topk", "topK"], ["seed", "seed"]].map(([key, property]) => ({
-    key, property, type: /** @type {const} */ ("setting"), fallback: null, live: false, initial: (a) => a,
-    parse: (a) => a ?? null, format: asString, doc: `Continue's ${property} (sampler.js checks it), as written`,
-  })),
   {
     key: "compact", property: "compact", type: "choice", choices: COMPACT, fallback: "0", live: true,
     initial: (a) => readCompact(a),
@@ -184,41 +159,6 @@ export const SCHEMA = [
 
 function readCompact(a) {
   return a === null || a === undefined || a === "0" || a === "false" ? "0" : "1";
-}
-
-/** The state keys in SCHEMA's order (the permalink and the iframe's query write them so). */
-export const STATE_KEYS = SCHEMA.map((k) => k.key);
-
-/** The generation settings among them (features/generation/writer.js): kept as written; sampler.js checks them. */
-export const GENERATE_KEYS = SCHEMA.filter((k) => k.type === "setting").map((k) => k.key);
-
-/** What the Python side reads (../state-schema.json, written by `make schema`). */
-export function schemaJSON() {
-  return {
-    keys: SCHEMA.map((k) => ({
-      key: k.key, property: k.property, type: k.type, fallback: k.fallback,
-      ...(k.choices ? { choices: k.choices } : {}),
-      // The value a link leaves out (it is what an absent key means anyway), if any.
-      omitted: k.format(k.fallback) === null && k.fallback !== null ? k.fallback : null,
-      doc: k.doc,
-    })),
-  };
-}
-
-/**
- * The resolved state from attribute strings (null when absent) and meta.json.
- * `token` stays null when it should follow the last token; a number is a token index, any
- * other string a word spec ("said", "said#2": words.js); `pinnedIndex` resolves it.
- * @param {Object<string, string|null>} attrs
- * @param {Meta} meta
- * @returns {State}
- */
-export function resolve(attrs, meta) {
-  const state = /** @type {State} */ ({});
-  for (const k of SCHEMA) state[k.key] = k.parse(attrs[k.key] ?? null, attrs, meta);
-  state.preview = null;
-  state.off = parseAblate(attrs.ablate ?? null, meta.config);
-  return state;
 }
 
 /**
@@ -241,50 +181,4 @@ export function pinnedIndex(state, count, labels = null) {
 export function shownIndex(state, count, labels = null) {
   if (state.preview !== null && state.preview >= 0 && state.preview < count) return state.preview;
   return pinnedIndex(state, count, labels);
-}
-
-/** An element's resolved state, read from its attributes and parsed again only when they change. */
-export class StateReader {
-  constructor() {
-    this.key = "";
-    /** @type {Meta|null} */
-    this.meta = null;
-    /** @type {State|null} */
-    this.state = null;
-  }
-
-  /** @param {Element} host  @param {Meta} meta  @returns {State} */
-  read(host, meta) {
-    const attrs = Object.fromEntries(STATE_KEYS.map((name) => [name, host.getAttribute(name)]));
-    const key = JSON.stringify(attrs);
-    if (key !== this.key || meta !== this.meta || !this.state) Object.assign(this, { key, meta, state: resolve(attrs, meta) });
-    return this.state;
-  }
-}
-
-/** Attribute values for a state (null = remove the attribute). */
-export function toAttributes(state) {
-  return Object.fromEntries(SCHEMA.map((k) => [k.key, k.format(state[k.key] ?? null)]));
-}
-
-/** Permalink fragment for a state, e.g. "#text=The%20Queen&token=6&layer=2&head=3&view=head". */
-export function toHash(state) {
-  const params = new URLSearchParams();
-  for (const k of SCHEMA) {
-    const value = state[k.key];
-    if (value === null || value === undefined) continue;
-    if (k.type === "choice" && k.format(value) === null) continue; // the default: keep old links unchanged
-    params.set(k.key, String(value));
-  }
-  // URLSearchParams writes spaces as "+"; %20 survives being pasted into more places.
-  return "#" + params.toString().replace(/\+/g, "%20");
-}
-
-/** Attribute strings from a permalink fragment; keys that are absent come back null. */
-export function fromHash(hash) {
-  const params = new URLSearchParams(String(hash || "").replace(/^#/, ""));
-  /** @type {Object<string, string|null>} */
-  const out = {};
-  for (const key of STATE_KEYS) out[key] = params.has(key) ? params.get(key) : null;
-  return out;
 }

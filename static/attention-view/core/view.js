@@ -3,6 +3,7 @@
 // screen and the resolved state, and handed to every feature's paint.
 
 import { pinnedIndex, shownIndex } from "./state.js";
+import { toResult } from "../model/result.js";
 
 /**
  * @typedef {Object} View
@@ -39,4 +40,18 @@ export function viewOf(run, state, meta, focusChip = false) {
     pieceOf: run.pieceOf,
     focusChip,
   };
+}
+
+/**
+ * The element's `result` for the run on screen: result.js toResult, with every part's fields.
+ * @param {import("../model/runs.js").Run} run
+ * @param {import("./state.js").State} state
+ * @param {import("./state.js").Meta} meta
+ * @param {import("./feature.js").Part[]} parts
+ */
+export function resultOf(run, state, meta, parts) {
+  const view = viewOf(run, state, meta);
+  const result = toResult(run, view.state, view.pinned);
+  for (const part of parts) part.result?.(result, view);
+  return result;
 }

@@ -8,7 +8,6 @@
 
 import { h } from "../core/dom.js";
 import { wordsOf, wordSpec } from "../model/words.js";
-import { STATE_KEYS, GENERATE_KEYS } from "../core/state.js";
 import { formatAblate } from "../model/head-set.js";
 import { SITE_ROOT } from "../paths.js";
 
@@ -28,13 +27,13 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const wellFormed = (value) => (typeof value === "string" ? value.replace(LONE_SURROGATE, "\uFFFD") : value);
 
 /**
- * The state a snippet reproduces, in state.js SCHEMA's order, with every key that has a value
+ * The state a snippet reproduces, in the order of `keys` (the element's state keys), with every key that has a value
  * (ablate, compare, the training step and the settings of Continue only when set, so that
  * snippets of views without them stay as they were): the pinned token as a word when a word names it;
  * `settings` are the state keys the result does not hold: the generation attributes
  * (temperature, topk, seed) and `compact` (null = not set).
  */
-export function embedState(result, settings = {}) {
+export function embedState(result, keys, settings = {}) {
   const word = result.token >= 0 ? wordSpec(wordsOf(result.tokens), result.token) : null;
   const values = {
     ...settings,
@@ -42,12 +41,16 @@ export function embedState(result, settings = {}) {
     scale: result.scale ?? "share", ablate: formatAblate(result.ablated ?? []), compare: result.compare?.text ?? null,
     step: result.step ?? null,
   };
-  return Object.fromEntries(STATE_KEYS.filter((k) => values[k] != null).map((k) => [k, wellFormed(values[k])]));
+  return Object.fromEntries(keys.filter((k) => values[k] != null).map((k) => [k, wellFormed(values[k])]));
 }
 
-/** {script, iframe, jinja} snippets for `result`, with assets under `root` (ends with "/"). */
-export function snippets(result, root = SITE_ROOT, settings = {}) {
-  const s = embedState(result, settings);
+/**
+ * {script, iframe, jinja} snippets for `result`, with assets under `root` (ends with "/").
+ * @param {any} result
+ * @param {string[]} stateKeys  the element's state keys, in its schema's order
+ */
+export function snippets(result, stateKeys, root = SITE_ROOT, settings = {}) {
+  const s = embedState(result, stateKeys, settings);
   const keys = Object.keys(s); // embedState's order; optional keys only when set
   const attrs = keys.map((k) => `${k}="${attr(s[k])}"`).join(" ");
   const script = `<script type="module" src="${attr(root)}static/attention-view.js"></script>\n` +
@@ -72,10 +75,12 @@ const KINDS = [
  * The menu, under the export bar; it fills its snippets only while open.
  * @type {import("../core/feature.js").Feature}
  */
-export const embedMenu = { name: "embed-menu", mount: (slots, ctx) => addEmbedMenu(slots, ctx.host) };
+export const embedMenu = { name: "embed-menu", mount: (slots, ctx) => addEmbedMenu(slots, ctx.host, ctx.schema) };
 
 /** @returns {import("../core/feature.js").Part} */
-function addEmbedMenu(slots, view) {
+function addEmbedMenu(slots, view, schema) {
+  // The settings of Continue: state keys the result does not hold, read from the attributes.
+  const settingKeys = schema.keys.filter((k) => k.type === "setting").map((k) => k.key);
   const boxes = {};
   const note = h("span.embed-note", { role: "status" });
   const items = KINDS.map(([kind, label]) => {
@@ -101,8 +106,8 @@ function addEmbedMenu(slots, view) {
   const fill = () => {
     const result = view.result;
     if (!isOpen() || !result) return;
-    const settings = Object.fromEntries(GENERATE_KEYS.map((k) => [k, view.getAttribute(k)]));
-    const code = snippets(result, SITE_ROOT, { ...settings, compact: compact.checked ? "1" : null });
+    const settings = Object.fromEntries(settingKeys.map((k) => [k, view.getAttribute(k)]));
+    const code = snippets(result, schema.names, SITE_ROOT, { ...settings, compact: compact.checked ? "1" : null });
     for (const [kind] of KINDS) if (boxes[kind].textContent !== code[kind]) boxes[kind].textContent = code[kind];
   };
   toggle.addEventListener("click", () => {

@@ -9,6 +9,7 @@ import { chipText } from "../../model/token-labels.js";
 import { viewName, wholePercent, percent } from "../../readouts/readouts.js";
 import { comparison, pinnedSpec, compareResult } from "../../readouts/compare.js";
 import { compareRun, runMatches } from "../../model/masked-run.js";
+import { COMPARE_KEYS, COMPARE_ACTIONS } from "./state.js";
 
 function signed(d) {
   const v = 100 * d;
@@ -47,6 +48,8 @@ class ChipRow {
 /** @type {import("../../core/feature.js").Feature} */
 export const compare = {
   name: "compare",
+  state: COMPARE_KEYS,
+  actions: COMPARE_ACTIONS,
   mount(slots, ctx) {
     return mountCompare(slots, ctx);
   },

@@ -8,7 +8,8 @@
 
 import { h, setText, setHidden } from "../../core/dom.js";
 import { checkSetting, DEFAULTS } from "../../model/sampler.js";
-import { SETTING_ATTRIBUTES, Writer } from "./writer.js";
+import { Writer } from "./writer.js";
+import { GENERATION_KEYS, GENERATION_ACTIONS, SETTING_ATTRIBUTES } from "./state.js";
 import { displayText, pieceLabel } from "../../model/token-labels.js";
 
 const ANNOUNCE_EVERY_MS = 1200;
@@ -35,6 +36,8 @@ function writerOf(ctx) {
 /** @type {import("../../core/feature.js").Feature} */
 export const generation = {
   name: "generation",
+  state: GENERATION_KEYS,
+  actions: GENERATION_ACTIONS,
   methods: {
     generate: (ctx, options) => writerOf(ctx).generate(options),
     stop: (ctx) => writerOf(ctx).stop(),

@@ -16,12 +16,9 @@
 import { sampleNext, uniformAt, checkSettings, DEFAULTS } from "../../model/sampler.js";
 import { withPredictions, withLabels, ensureLogits } from "../../model/runs.js";
 import { maskFor } from "../../model/head-set.js";
-import { SCHEMA } from "../../core/state.js";
+import { SETTING_ATTRIBUTES } from "./state.js";
 
 export const STEP_MEASURE = "attention-view:generate-step";
-
-/** The element attributes behind generate()'s settings: the state keys of type "setting" (state.js SCHEMA), by property. */
-export const SETTING_ATTRIBUTES = Object.fromEntries(SCHEMA.filter((k) => k.type === "setting").map((k) => [k.property, k.key]));
 
 /**
  * A run of `ids` continued from `base` ({text, count}: the text before the model wrote, and

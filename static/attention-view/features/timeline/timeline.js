@@ -13,6 +13,7 @@ import { h, setText, setHidden, setAttr } from "../../core/dom.js";
 import { hasTimeline, loadTimeline, loadedTimeline, loadStep, loadedStep, pointAt } from "../../model/timeline.js";
 import { pointIndex, stepText, headText, mainScore, grouped } from "../../readouts/timeline.js";
 import { TimelineChart } from "./chart.js";
+import { TIMELINE_KEYS, TIMELINE_ACTIONS } from "./state.js";
 
 const PLAY_MS = 1000; // each snapshot about a second on screen: time to see the row and the mark move
 const megabytes = (bytes) => `${(bytes / 1e6).toFixed(bytes < 1e6 ? 2 : 1)} MB`;
@@ -21,6 +22,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** @type {import("../../core/feature.js").Feature} */
 export const timeline = {
   name: "timeline",
+  state: TIMELINE_KEYS,
+  actions: TIMELINE_ACTIONS,
   mount(slots, ctx) {
     const meta = ctx.meta();
     const folder = () => /** @type {any} */ (ctx.host).src;
