@@ -122,11 +122,14 @@ lint: $(call GROUP,test) $(NODE)
 	$(PY) -m ruff check .
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-# The widget's state keys for the Python side (site/build.py, site/model_card.py), written from
-# its schema (static/attention-view/core/state.js); tests/test_state_schema.py checks it is current.
+# The widget's state keys for the Python side (site/build.py, site/model_card.py) and its State
+# typedef, written from its schema (static/attention-view/state.js: core's keys and every
+# feature's); tests/test_state_schema.py checks both are current.
 SCHEMA_JSON := static/attention-view/state-schema.json
+STATE_TYPE := static/attention-view/state-type.js
 schema: $(NODE)
 	node site/state_schema.mjs > $(SCHEMA_JSON).tmp && mv $(SCHEMA_JSON).tmp $(SCHEMA_JSON)
+	node site/state_schema.mjs --typedef > $(STATE_TYPE).tmp && mv $(STATE_TYPE).tmp $(STATE_TYPE)
 
 bench: site $(CHROMIUM)
 	$(PY) bench/run.py
