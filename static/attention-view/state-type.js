@@ -23,4 +23,24 @@
  * @property {import("./model/head-set.js").Ablation} off  `ablate` read once: the heads switched off and what was malformed
  */
 
+/**
+ * The element's property for every state key: what it answers (the resolved value once
+ * meta.json is in; before, the attribute as read). Setting one writes the attribute (null
+ * removes it).
+ * @typedef {Object} StateProperties
+ * @property {string|null} text  the text the model reads (its last n_ctx tokens)
+ * @property {number|null} token  the pinned token: a 0-based index (negative from the end) or a word ("said#2")
+ * @property {number|null} layer  1-based layer
+ * @property {number|null} head  1-based head
+ * @property {string|null} view  one head, the layer's average, or the rollout through the layer
+ * @property {string|null} scale  the colour scale: share of the row, or × the even share
+ * @property {string} ablate  heads switched off, "1.2 2.3" (layer.head, 1-based)
+ * @property {string|null} compare  compare mode's second text ("": on, nothing typed yet); absent: off
+ * @property {number|null} step  a training step: the model as its last snapshot up to that step was; absent: the shipped model
+ * @property {string|null} temperature  Continue's temperature (sampler.js checks it), as written
+ * @property {string|null} topK  Continue's topK (sampler.js checks it), as written
+ * @property {string|null} seed  Continue's seed (sampler.js checks it), as written
+ * @property {string|null} compact  "1": only the row and the grid of heads (a small figure); absent: the whole view
+ */
+
 export {};

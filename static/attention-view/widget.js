@@ -17,12 +17,22 @@ export { positionScheme } from "./readouts/positions.js";
 export { viewData } from "./share/export-scene.js";
 export { MODEL_FOLDER } from "./paths.js";
 
-export const AttentionView = viewClass(FEATURES, SCHEMA);
+/**
+ * An <attention-view>: the element's own members and a property for every state key of its
+ * schema (StateProperties, written by `make schema` from the same schema).
+ * @typedef {InstanceType<ReturnType<typeof viewClass>> & import("./state-type.js").StateProperties} AttentionViewElement
+ * @typedef {{new (): AttentionViewElement, prototype: AttentionViewElement, styleSheetURL: string|undefined}} AttentionViewClass
+ */
 
-/** Registers the element (default tag name attention-view); returns its class. */
+export const AttentionView = /** @type {AttentionViewClass} */ (/** @type {unknown} */ (viewClass(FEATURES, SCHEMA)));
+
+/**
+ * Registers the element (default tag name attention-view); returns its class.
+ * @returns {AttentionViewClass}
+ */
 export function define(name = "attention-view", registry = window.customElements) {
   const existing = registry.get(name);
-  if (existing) return existing;
+  if (existing) return /** @type {AttentionViewClass} */ (/** @type {unknown} */ (existing));
   // A fresh subclass per name: one constructor cannot be registered under two names.
   const cls = class extends AttentionView {};
   registry.define(name, cls);

@@ -5,7 +5,7 @@
 import { define, STATE_KEYS, fromHash, toHash } from "../attention-view/widget.js";
 import { continuationLink, replay, isReplaying } from "./continue-link.js";
 
-const view = /** @type {HTMLElement & {ready: Promise<any>, result: any}} */ (document.querySelector("attention-view"));
+const view = /** @type {import("../attention-view/widget.js").AttentionViewElement} */ (document.querySelector("attention-view"));
 const TYPING_PAUSE_MS = 400;
 // Before the view has computed a long text (so what it shows is not known yet), a link keeps
 // at most this many of its last characters; then exactly the shown part.

@@ -7,7 +7,7 @@
 
 import { define, STATE_KEYS, toHash } from "../attention-view/widget.js";
 
-const view = /** @type {HTMLElement & {ready: Promise<any>}} */ (document.querySelector("attention-view"));
+const view = /** @type {import("../attention-view/widget.js").AttentionViewElement} */ (document.querySelector("attention-view"));
 const params = new URLSearchParams(location.search);
 for (const name of STATE_KEYS) {
   const value = params.get(name);

@@ -23,6 +23,9 @@ import { MODEL_FOLDER, STYLESHEET } from "../paths.js";
  */
 export function viewClass(features, schema) {
   class AttentionView extends HTMLElement {
+    /** @type {string|undefined} where the stylesheet is, for a page that cannot serve it beside the module */
+    static styleSheetURL = undefined;
+
     static get observedAttributes() {
       return [...schema.names, "src", "loading"];
     }
@@ -30,7 +33,7 @@ export function viewClass(features, schema) {
     constructor() {
       super();
       // A page that cannot serve the sheet beside the module (a notebook) sets `styleSheetURL`.
-      this._controller = new Controller(this, /** @type {any} */ (this.constructor).styleSheetURL ?? STYLESHEET, features, schema);
+      this._controller = new Controller(this, /** @type {typeof AttentionView} */ (this.constructor).styleSheetURL ?? STYLESHEET, features, schema);
     }
 
     /** The model folder as an absolute URL (attribute relative to the page). */

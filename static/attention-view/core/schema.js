@@ -84,6 +84,12 @@ export class StateSchema {
       ["number|null", "preview", "the hovered token, never an attribute"],
       ...this.keys.filter((k) => k.derived).map((k) => [k.derived.type, k.derived.name, k.derived.doc]),
     ];
+    // What a property answers: the resolved value, or before meta.json the attribute as read
+    // (element.js), so a choice may be any string then; `answer` gives a string.
+    const properties = {
+      text: "string|null", token: "number|null", index: "number|null", choice: "string|null", heads: "string",
+      step: "number|null", setting: "string|null",
+    };
     return [
       "// @ts-check",
       "// Written by `make schema` (site/state_schema.mjs) from the widget's state schema (state.js):",
@@ -94,6 +100,14 @@ export class StateSchema {
       " * keys derive.",
       " * @typedef {Object} State",
       ...fields.map(([type, name, doc]) => ` * @property {${type}} ${name}  ${doc}`),
+      " */",
+      "",
+      "/**",
+      " * The element's property for every state key: what it answers (the resolved value once",
+      " * meta.json is in; before, the attribute as read). Setting one writes the attribute (null",
+      " * removes it).",
+      " * @typedef {Object} StateProperties",
+      ...this.keys.map((k) => ` * @property {${k.answer ? "string" : properties[k.type]}} ${k.property}  ${k.doc}`),
       " */",
       "",
       "export {};",
