@@ -1,5 +1,5 @@
 """The live page's permalink fragment, written in Python for the pages the site build writes
-(model card, timeline story): the same fragment static/attention-view/core/state.js toHash
+(model card, timeline story): the same fragment static/attention-view/state.js toHash
 writes, held to the cases of tests/data/permalink-cases.json."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from urllib.parse import quote
 
-# The widget's state keys (its schema, static/attention-view/core/state.js SCHEMA, written out by
+# The widget's state keys (its schema, static/attention-view/state.js SCHEMA, written out by
 # `make schema`): the live page's permalink writes them in this order.
 STATE_SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "static" / "attention-view" / "state-schema.json")
                           .read_text(encoding="utf-8"))["keys"]

@@ -7,7 +7,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-# The widget's state keys as its schema (static/attention-view/core/state.js SCHEMA) writes them:
+# The widget's state keys as its schema (static/attention-view/state.js SCHEMA) writes them:
 # `make schema` regenerates it, and a test fails when it is out of date.
 STATE_SCHEMA = Path(__file__).resolve().parent.parent / "static" / "attention-view" / "state-schema.json"
 
