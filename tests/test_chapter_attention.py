@@ -121,7 +121,8 @@ def test_live_claims_follow_the_numbers_and_the_second_view_waits(page, site_url
     scores = score_parts(model, ids, layer, head, q)["qk_scaled"]
     if meta.get("positions", {}).get("scheme") == "alibi":
         slope = float(model.blocks[layer - 1].attn.alibi_slopes[head - 1])
-        assert f"takes {slope:.2f} off per token of distance" in claim("scale")
+        shown = f"{slope:.2f}" if abs(slope) >= 0.01 else f"{float(f'{slope:.2g}'):g}"  # never a bare "0.00"
+        assert f"takes {shown} off per token of distance" in claim("scale")
     m = re.search(r"divided by √\d+ they run from (\S+) to ([^,;\s]+)[,;] ", claim("scale"))
     num = lambda s: float(s.replace("\u2212", "-"))  # noqa: E731
     assert abs(num(m.group(1)) - scores.min()) <= 0.005 + 1e-5 and abs(num(m.group(2)) - scores.max()) <= 0.005 + 1e-5

@@ -12,6 +12,8 @@ const dHead = Number(/** @type {HTMLElement|null} */ (document.querySelector("[d
 const quote = (name) => `\u00ab${name}\u00bb`;
 const plural = (n, word) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
 const fixed = (x) => x.toFixed(2).replace("-", "\u2212");
+// A slope as small as 1/256 would read "0.00" at two decimals: two significant digits instead.
+const slopeText = (x) => (Math.abs(x) >= 0.01 ? fixed(x) : String(Number(x.toPrecision(2))));
 // "Layer 2, head 3" or "The average of layer 2's heads", to follow "in" mid-sentence.
 const inView = (r) => {
   const name = viewName(r);
@@ -98,7 +100,7 @@ const CLAIMS = {
     const hi = Math.max(...scaledAll);
     const where = `In the first view (layer ${r.layer}, head ${r.head}), ${who}`;
     if (q === 0) return `${where} has only itself to score: q\u00b7k = ${fixed(lo * root)}, scaled ${fixed(lo)}, weight 100%.`;
-    const bias = slope ? `; the distance bias then takes ${fixed(slope)} off per token of distance` : "";
+    const bias = slope ? `; the distance bias then takes ${slopeText(slope)} off per token of distance` : "";
     return `${where} gets raw scores q\u00b7k from ${fixed(lo * root)} to ${fixed(hi * root)}; divided by ` +
       `\u221a${dHead} they run from ${fixed(lo)} to ${fixed(hi)}${bias}, and softmax turns them into weights from ` +
       `${wholePercent(Math.min(...weights))} to ${wholePercent(Math.max(...weights))}.`;
