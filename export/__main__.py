@@ -25,7 +25,7 @@ from export.circuit import circuit_example, measure_circuit
 from export.golden import golden_outputs
 from export.heads import EXAMPLES_FROM, HELDOUT_SOURCE, PROBE_TEXT, measure_model, ort_run
 from export.parity import ParityError, check_parity, session_for
-from export.replace_folder import Interrupts, replacing_folder
+from export.replace_folder import Interrupts, replacing_folder, run_replacing
 from export.story import load_sentences
 from export.timeline import FOLDER as TIMELINE
 from export.timeline import MANIFEST, timeline_files
@@ -242,22 +242,17 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser().parse_args(argv[:split])
     train_flags = argv[split + 1:]
     out = Path(ns.out)
-    try:
-        with Interrupts() as interrupts:
-            if ns.check:
-                check_only(ns, train_flags)
-                return 0
-            if split < len(argv):
-                raise UserError("training flags after -- are read only with --check (export reads the shape from the checkpoint).")
-            files = export(ns, out, interrupts)
-            report(out, files)  # still held: once the new folder is in place, Ctrl-C has nothing left to stop
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"export interrupted: {out} is as it was", file=sys.stderr)
-        return 130
-    return 0
+
+    def work(interrupts: Interrupts) -> None:
+        if ns.check:
+            check_only(ns, train_flags)
+            return
+        if split < len(argv):
+            raise UserError("training flags after -- are read only with --check (export reads the shape from the checkpoint).")
+        files = export(ns, out, interrupts)
+        report(out, files)  # still held: once the new folder is in place, Ctrl-C has nothing left to stop
+
+    return run_replacing(work, f"export interrupted: {out} is as it was")
 
 
 if __name__ == "__main__":

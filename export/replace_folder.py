@@ -12,10 +12,13 @@ import errno
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
+
+from train.files import UserError
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -141,3 +144,18 @@ def replacing_folder(target: Path, interrupts: Interrupts, verify):
                 if folder is not None:
                     shutil.rmtree(folder, ignore_errors=True)
             remove_empty(made)
+
+
+def run_replacing(work, interrupted: str) -> int:
+    """A command's body (`work(interrupts)`) with the project's exits: a UserError is one
+    `error:` line and 2; Ctrl-C before the swap says `interrupted` (what is as it was) and 130."""
+    try:
+        with Interrupts() as interrupts:
+            work(interrupts)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(interrupted, file=sys.stderr)
+        return 130
+    return 0

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from attention_live.integrity import FolderMismatch, verify_model_folder
 from export.checks import check_out_folder
-from export.replace_folder import Interrupts, replacing_folder
+from export.replace_folder import Interrupts, replacing_folder, run_replacing
 from train.files import UserError
 
 
@@ -81,18 +81,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--checkpoint-to", type=Path, default=Path("checkpoints/alice.pt"),
                    help="the shipped checkpoint (default: %(default)s)")
     ns = p.parse_args(argv)
-    try:
-        with Interrupts() as interrupts:
-            names = ship(ns.model, ns.checkpoint, ns.to, ns.checkpoint_to, interrupts)
-            print(f"shipped {ns.model}/ as {ns.to}/ ({len(names)} files, each checked against its meta.json) "
-                  f"and {ns.checkpoint} as {ns.checkpoint_to}")
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"ship interrupted: {ns.to}/ and {ns.checkpoint_to} are as they were", file=sys.stderr)
-        return 130
-    return 0
+
+    def work(interrupts: Interrupts) -> None:
+        names = ship(ns.model, ns.checkpoint, ns.to, ns.checkpoint_to, interrupts)
+        print(f"shipped {ns.model}/ as {ns.to}/ ({len(names)} files, each checked against its meta.json) "
+              f"and {ns.checkpoint} as {ns.checkpoint_to}")
+
+    return run_replacing(work, f"ship interrupted: {ns.to}/ and {ns.checkpoint_to} are as they were")
 
 
 if __name__ == "__main__":

@@ -60,3 +60,24 @@ def assert_json_close(want, got, where="", rtol=1e-5, atol=1e-5):
         assert got == pytest.approx(want, rel=rtol, abs=atol), where
     else:
         assert want == got, where
+
+
+def expected_labels(meta) -> dict:
+    """Each head's role label as the grid shows it: role and its score, then its part in the
+    circuit meta.json records (written out here from the record, not from the page's code)."""
+    rules = {}
+    for rule in meta["head_definitions"]["roles"]:
+        rules.setdefault(rule["role"], rule["score"])
+    out = {}
+    for head in meta["heads"]:
+        score = rules[head["role"]]
+        label = head["role"] if score is None else f"{head['role']} {head['scores'][score]:.2f}"
+        out[(head["layer"], head["head"])] = label
+    # A circuit meta.json records adds each of its two heads' part (the later head's role words).
+    c = meta.get("circuit")
+    if c and c.get("head") and c.get("composes_with"):
+        later, earlier = (c["head"]["layer"], c["head"]["head"]), (c["composes_with"]["layer"], c["composes_with"]["head"])
+        role = next(h["role"] for h in meta["heads"] if (h["layer"], h["head"]) == later)
+        out[later] += f" \u00b7 reads L{earlier[0]}H{earlier[1]}"
+        out[earlier] += f" \u00b7 feeds L{later[0]}H{later[1]}\u2019s {role}"
+    return out

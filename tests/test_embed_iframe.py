@@ -9,19 +9,10 @@ from urllib.parse import parse_qs, quote, urlparse
 import numpy as np
 import pytest
 
+from browser import host_page
 from conftest import WATCH_CSP, assert_chips_show, chip_label, view_result, wait_live
 
 pytestmark = pytest.mark.browser
-
-
-def host_page(site_url, page, query: str, width: int = 640) -> None:
-    """A foreign 'platform' page (no CSP of ours) holding one iframe of embed.html."""
-    html = (f'<!doctype html><html><head><meta charset="utf-8"><title>platform</title></head><body>'
-            f'<p>Course text before the embed.</p>'
-            f'<iframe src="embed.html?{query}" width="{width}" height="700" title="Live attention view"></iframe>'
-            f'</body></html>')
-    page.route(f"{site_url}/platform.html", lambda route: route.fulfill(status=200, content_type="text/html", body=html))
-    page.goto(f"{site_url}/platform.html")
 
 
 def embedded(page):

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from browser import host_page
 from conftest import view_result, wait_live
 from helpers import ROOT
 
@@ -45,14 +46,9 @@ def shown_bottom(frame) -> dict:
 def platform(page, site_url, listener: str) -> None:
     """A course page holding the documented compact iframe, WIDTH px wide, with or without the
     resize listener."""
-    height = documented_height()
-    script = f"<script>{listener}</script>" if listener else ""
-    html = (f'<!doctype html><html><head><meta charset="utf-8"><title>course</title>'
-            f'<style>body {{ margin: 0; }} iframe {{ border: 0; display: block; }}</style></head><body>'
-            f'<iframe src="embed.html?compact=1" width="{WIDTH}" height="{height}" title="Live attention view"></iframe>'
-            f'{script}</body></html>')
-    page.route(f"{site_url}/course.html", lambda route: route.fulfill(status=200, content_type="text/html", body=html))
-    page.goto(f"{site_url}/course.html")
+    host_page(site_url, page, "compact=1", width=WIDTH, height=documented_height(),
+              head="<style>body { margin: 0; } iframe { border: 0; display: block; }</style>",
+              after=f"<script>{listener}</script>" if listener else "")
 
 
 def frame_of(page):

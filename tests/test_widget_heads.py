@@ -14,7 +14,7 @@ import pytest
 
 from browser import build_site, serve_dir
 from conftest import view_result, wait_live, watched_page
-from helpers import ROOT, SHADOW
+from helpers import ROOT, SHADOW, expected_labels
 
 pytestmark = pytest.mark.browser
 
@@ -47,25 +47,6 @@ def sites(tmp_path_factory):
     yield urls, meta
     for server in servers:
         server.shutdown()
-
-
-def expected_labels(meta) -> dict:
-    rules = {}
-    for rule in meta["head_definitions"]["roles"]:
-        rules.setdefault(rule["role"], rule["score"])
-    out = {}
-    for head in meta["heads"]:
-        score = rules[head["role"]]
-        label = head["role"] if score is None else f"{head['role']} {head['scores'][score]:.2f}"
-        out[(head["layer"], head["head"])] = label
-    # A circuit meta.json records adds each of its two heads' part (the later head's role words).
-    c = meta.get("circuit")
-    if c and c.get("head") and c.get("composes_with"):
-        later, earlier = (c["head"]["layer"], c["head"]["head"]), (c["composes_with"]["layer"], c["composes_with"]["head"])
-        role = next(h["role"] for h in meta["heads"] if (h["layer"], h["head"]) == later)
-        out[later] += f" \u00b7 reads L{earlier[0]}H{earlier[1]}"
-        out[earlier] += f" \u00b7 feeds L{later[0]}H{later[1]}\u2019s {role}"
-    return out
 
 
 def errors(page) -> list:

@@ -14,7 +14,7 @@ import pytest
 from test_widget_words import words
 
 from conftest import chip_label, set_attributes, view_result, wait_live, watched_page
-from helpers import SHADOW
+from helpers import SHADOW, expected_labels
 
 pytestmark = pytest.mark.browser
 
@@ -155,31 +155,10 @@ def visible(ch: str) -> bool:
     return not ch.isspace() and unicodedata.category(ch)[0] != "M" and unicodedata.category(ch) != "Cf"
 
 
-def circuit_labels(meta) -> dict:
-    """Each head's role label as the grid should show it: role and score (as before), then its
-    part in meta.json's circuit, written out here from the circuit's record."""
-    rules = {}
-    for rule in meta["head_definitions"]["roles"]:
-        rules.setdefault(rule["role"], rule["score"])
-    out = {}
-    for head in meta["heads"]:
-        score = rules[head["role"]]
-        out[(head["layer"], head["head"])] = (
-            head["role"] if score is None else f"{head['role']} {head['scores'][score]:.2f}")
-    c = meta.get("circuit")
-    if c:
-        later, earlier = c["head"], c["composes_with"]
-        lk, ek = (later["layer"], later["head"]), (earlier["layer"], earlier["head"])
-        role = next(h["role"] for h in meta["heads"] if (h["layer"], h["head"]) == lk)
-        out[lk] += f" \u00b7 reads L{ek[0]}H{ek[1]}"
-        out[ek] += f" \u00b7 feeds L{lk[0]}H{lk[1]}\u2019s {role}"
-    return out
-
-
 def test_role_labels_carry_each_heads_part_in_the_circuit(reused_live_page, meta):
     assert meta.get("circuit"), "the shipped model records a circuit"
     page = reused_live_page
-    want = circuit_labels(meta)
+    want = expected_labels(meta)
     shown = shadow(page, """[...r.querySelectorAll('.mini-head')].map((b) => [+b.dataset.layer, +b.dataset.head,
       b.querySelector('.mini-role').textContent, b.title])""")
     assert len(shown) == len(want)
