@@ -55,9 +55,12 @@ def targets(meta: dict, heldout_bpc: float, baselines: dict[str, float]) -> str:
     elif c:
         rows.append(("induction with one layer-1 head switched off", "no head halves it", "<= 50%", "report"))
     width = max(len(r[0]) for r in rows)
-    lines = [f"  {'measure':<{width}}  {'now':<22} {'must':<8} aim"]
+    lines = [f"  {'measure':<{width}}  {'now':<22} {'bar':<8} aim"]
     lines += [f"  {a:<{width}}  {b:<22} {c:<8} {e}" for a, b, c, e in rows]
-    return "targets:\n" + "\n".join(lines)
+    # The bars are the shipped recipe's (docs/experiments.md): a quick or text-only retrain is
+    # not trained to reach them, and must not read as having failed.
+    return ("targets: the shipped recipe's bars (docs/experiments.md); a quick or text-only model is not trained "
+            "to meet them\n" + "\n".join(lines))
 
 
 def evaluate(ckpt_path: Path, corpus_path: Path) -> tuple[float, dict[str, float]]:
