@@ -144,3 +144,11 @@ def test_evaluate_scores_only_the_recorded_text(tmp_path, corpus):
     for args, needles in (([], ["gone.txt", "CORPUS="]), (["--corpus", other], ["other.txt is not the text", "toy.txt"])):
         proc = run("--meta", meta, "--checkpoint", tmp_path / "none.pt", *args, module="train.evaluate")
         refused(proc, *needles, folder=tmp_path / "none")
+
+
+@pytest.mark.parametrize("shape", ["--n-layer 1 --n-head 4", "--n-layer 3 --n-head 2", "--positions learned"])
+def test_a_shape_the_curriculum_does_not_fit_trains_the_plain_recipe(shape):
+    args, line = fit_steps(build_from(RECIPE, shape + " --seed 9"), 150)
+    assert (args.steps, args.synthetic_steps, args.repeat_frac, args.text_heads_off, args.seed) == (150, 0, 0.0, "", 9)
+    assert args.model.layer1_slope_scale == 1.0
+    assert line.startswith("recipe: the plain text-only recipe, 150 steps") and "does not fit this model" in line

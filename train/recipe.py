@@ -13,8 +13,10 @@ trainer's defaults and the flags given after the recipe), N steps, its snapshots
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 
+from train.files import UserError
 from train.settings import TrainArgs, parse_steps
 
 # The largest share of a fitted run the warm-up may take: the rest must be text.
@@ -57,7 +59,17 @@ def describe(args: TrainArgs) -> str:
 def fit_steps(build: Callable[[bool], TrainArgs], steps: int) -> tuple[TrainArgs, str]:
     """(the run's settings, the line that says which recipe) for a run of `steps` steps.
     `build(True)` is the recipe with the flags given after it, `build(False)` the flags alone."""
-    recipe = build(True)
+    try:
+        recipe = build(True)
+    except UserError as exc:
+        # The curriculum names heads and ALiBi settings of the shipped shape; a model of another
+        # shape or position scheme trains the plain recipe, as RECIPE= would (the flags' own errors still stop it).
+        plain = build(False)
+        reason = re.sub(r"^[^:]*: | See `python -m train --help`\.$", "", str(exc)).rstrip(".")
+        args = dataclasses.replace(plain, steps=steps,
+                                   snapshots=scaled_snapshots(plain.snapshots, steps / plain.steps, steps))
+        return args, (f"recipe: the plain text-only recipe, {steps:,} steps on {_threads(args)}: the curriculum does "
+                      f"not fit this model ({reason})")
     factor = steps / recipe.steps
     if not has_curriculum(recipe):
         args = dataclasses.replace(recipe, steps=steps, snapshots=scaled_snapshots(recipe.snapshots, factor, steps))
