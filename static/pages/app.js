@@ -69,8 +69,8 @@ async function write(detail, push) {
   else history.replaceState(null, "", hash);
 }
 
-view.addEventListener("change", (/** @type {CustomEvent} */ event) => {
-  const { detail } = event;
+view.addEventListener("change", (event) => {
+  const { detail } = /** @type {CustomEvent} */ (event);
   if (detail.action === "generate" && isReplaying()) return; // the link being written again stays
   clearTimeout(pending);
   // Typing in either text box, or the model writing: one history entry per burst.

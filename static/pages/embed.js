@@ -16,7 +16,7 @@ for (const name of STATE_KEYS) {
 define();
 
 // The live page reads the same state from its URL fragment (static/pages/app.js).
-const full = document.querySelector(".embed-full");
+const full = /** @type {HTMLAnchorElement} */ (document.querySelector(".embed-full"));
 const livePage = full.getAttribute("href");
 function linkFullPage() {
   const state = {};

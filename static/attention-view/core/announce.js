@@ -10,13 +10,13 @@ import { sentence } from "../model/failures.js";
  * @param {import("./controller.js").Controller} c
  */
 export function announceLive(c) {
-  const text = c.choices.of(c.state())?.live ?? "live: every number below is computed in your browser.";
+  const text = c.choices.of(c.now())?.live ?? "live: every number below is computed in your browser.";
   if (c.status !== "live") {
     c.setStatus("live", text);
     performance.mark("attention-view:live");
     c.host.dispatchEvent(new Event("load"));
     c.host.dispatchEvent(new Event("loadend"));
-  } else if (c.shell.statusText.textContent !== text) {
+  } else if (c.shell?.statusText.textContent !== text) {
     c.setStatus("live", text);
   }
   c.readyD.resolve(c.result());

@@ -20,7 +20,9 @@ import { announceFailure, announceLive } from "./announce.js";
  * @typedef {import("./state.js").Meta} Meta
  * @typedef {import("../model/loader.js").Model} Model
  * @typedef {import("../model/runs.js").Run} Run
- * @typedef {import("./view.js").View} View
+ * @typedef {import("./state.js").State} State
+ * @typedef {import("./skeleton.js").Shell} Shell
+ * @typedef {import("./skeleton.js").UI} UI
  */
 
 export class Controller {
@@ -35,8 +37,7 @@ export class Controller {
     this.cssURL = cssURL;
     this.features = features;
     this.schema = schema;
-    /** @type {import("./feature.js").Status} */
-    this.status = "idle";
+    /** @type {import("./feature.js").Status} */ this.status = "idle";
     this.readyD = deferred();
     /** @type {Meta|null} meta.json */ this.meta = null;
     /** @type {Model|null} the shipped model, once loaded */ this.model = null;
@@ -45,17 +46,16 @@ export class Controller {
     this.choices = new ModelChoices(this);
     /** @type {Run|null} the golden.json run, until the live model takes over */ this.golden = null;
     /** @type {Run|null} what is on screen */ this.run = null;
-    /** @type {View|null} the view last painted */ this.vm = null;
+    /** @type {import("./view.js").View|null} the view last painted */ this.vm = null;
     /** @type {number|null} the hovered chip, if any */ this.previewToken = null;
     this.focusChip = false; // the pin moved by keyboard: the next paint moves focus to its chip
     this.painted = false; // the first paint has revealed the view
     this.generation = 0; // bumps on every (re)load so that a stale load's answers are ignored
     this.folder = ""; // the `src` of the load under way (load-folder.js)
-    /** @type {import("./skeleton.js").Shell|null} the element's shadow root and status line */ this.shell = null;
-    /** @type {import("./skeleton.js").UI|null} the UI for the model's shape, once mounted */ this.ui = null;
+    /** @type {Shell|null} the element's shadow root and status line */ this.shell = null;
+    /** @type {UI|null} the UI for the model's shape, once mounted */ this.ui = null;
     this.shape = ""; // the model's shape (and compactness) the UI was mounted for
-    /** @type {import("./feature.js").Part[]} */
-    this.parts = [];
+    /** @type {import("./feature.js").Part[]} */ this.parts = [];
     this.ctx = makeContext(this);
     this.states = new StateReader(schema);
     this.pump = new Pump((pump) => this.update(pump), (err) => this.fail(err, "run the model"));
@@ -63,10 +63,10 @@ export class Controller {
 
   get ready() { return this.readyD.promise; }
 
-  /** The resolved state (attributes + meta.json defaults), or null before meta.json. */
-  state() {
-    return this.meta ? { ...this.states.read(this.host, this.meta), preview: this.previewToken } : null;
-  }
+  /** The resolved state (attributes + meta.json defaults), or null before meta.json. @returns {State|null} */
+  state() { return this.meta ? { ...this.states.read(this.host, this.meta), preview: this.previewToken } : null; }
+  /** The resolved state once meta.json is in (every update, action and load step after it). */
+  now() { return /** @type {State} */ (this.state()); }
 
   // What the loading order (load-folder.js), the model choice, dispatch and features change:
   /** A new load of the folder `src` names; its number (an answer of an older one is dropped). */
@@ -91,7 +91,7 @@ export class Controller {
   }
 
   /** The element's `result` (result.js toResult), with every feature's fields. */
-  result() { return this.run && this.meta ? resultOf(this.run, this.state(), this.meta, this.parts) : null; }
+  result() { return this.run && this.meta ? resultOf(this.run, this.now(), this.meta, this.parts) : null; }
 
   /** The one place the status changes: status line, retry button and data-status together. */
   setStatus(status, text, { retry = false } = {}) {
@@ -145,7 +145,7 @@ export class Controller {
   /** Nothing on screen (a model whose numbers may not stay under another's name). */
   clearView() {
     this.run = this.vm = null;
-    paintFrame(this.ui, null);
+    paintFrame(/** @type {UI} */ (this.ui), null);
   }
 
   /**
@@ -157,12 +157,13 @@ export class Controller {
     const shape = `${meta.config.n_layer}x${meta.config.n_head}${compact ? " compact" : ""}`;
     if (this.ui && this.shape === shape) return;
     this.shape = shape;
-    this.shell.ui.replaceChildren();
-    this.ui = buildUI(this.shell);
-    this.ui.root.classList.toggle("compact", compact);
-    wireKeys(this.host, this.ui, this.ctx.act);
+    const shell = /** @type {Shell} */ (this.shell);
+    shell.ui.replaceChildren();
+    const ui = (this.ui = buildUI(shell));
+    ui.root.classList.toggle("compact", compact);
+    wireKeys(this.host, ui, this.ctx.act);
     const features = compact ? this.features.filter((f) => f.compact) : this.features;
-    this.parts = features.map((f) => f.mount(this.ui.slots, this.ctx));
+    this.parts = features.map((f) => f.mount(ui.slots, this.ctx));
   }
 
   fail(err, what = "load the model") { announceFailure(this, err, what); }
@@ -181,17 +182,18 @@ export class Controller {
   /** @param {Pump} pump */
   async update(pump) {
     if (!this.meta || (this.status === "error" && !this.choices.failed)) return;
-    const run = await this.choices.runFor(this.state(), this.model, this.golden, pump);
+    const run = await this.choices.runFor(this.now(), this.model, this.golden, pump);
     if (!run) return;
     this.run = run;
-    const view = (this.vm = viewOf(run, this.state(), this.meta, this.focusChip));
+    const view = (this.vm = viewOf(run, this.now(), this.meta, this.focusChip));
     this.focusChip = false;
-    paintFrame(this.ui, view);
+    paintFrame(/** @type {UI} */ (this.ui), view);
     for (const part of this.parts) part.paint?.(view);
-    if (!run.live && this.status !== "preview") this.setStatus("preview", this.shell.statusText.textContent);
+    const shell = /** @type {Shell} */ (this.shell);
+    if (!run.live && this.status !== "preview") this.setStatus("preview", shell.statusText.textContent);
     if (!this.painted) {
       this.painted = true;
-      reveal(this.shell).then(() => requestAnimationFrame(() => performance.mark("attention-view:first-row")));
+      reveal(shell).then(() => requestAnimationFrame(() => performance.mark("attention-view:first-row")));
     }
     if (run.live) announceLive(this);
   }

@@ -7,7 +7,8 @@
  * @returns {{promise: Promise<T>, resolve: (v: T) => void, reject: (e: any) => void, settled: boolean}}
  */
 export function deferred() {
-  const d = { settled: false, promise: null, resolve: null, reject: null };
+  const d = /** @type {{promise: Promise<T>, resolve: (v: T) => void, reject: (e: any) => void, settled: boolean}} */ (
+    /** @type {unknown} */ ({ settled: false, promise: null, resolve: null, reject: null }));
   d.promise = new Promise((res, rej) => {
     d.resolve = (v) => { d.settled = true; res(v); };
     d.reject = (e) => { d.settled = true; rej(e); };

@@ -22,7 +22,7 @@ export function dispatch(c, action, { focusChip = false } = {}) {
   }
   const { n_layer: nLayer, n_head: nHead } = c.meta.config;
   const labels = c.run ? c.run.labels : null;
-  const next = c.schema.reduce(c.state(), action, { count: labels ? labels.length : 0, nLayer, nHead, labels });
+  const next = c.schema.reduce(c.now(), action, { count: labels ? labels.length : 0, nLayer, nHead, labels });
   if (action.type === "preview") return c.hover(next.preview);
   c.acted(focusChip);
   writeState(c.host, c.schema, next, action.type, c.run, c.parts);

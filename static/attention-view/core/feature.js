@@ -103,7 +103,7 @@ import { dispatch } from "./dispatch.js";
 export function callMethod(features, ctx, name, ...args) {
   const feature = features.find((f) => f.methods?.[name]);
   if (!feature) throw new Error(`no feature of this view provides ${name}()`);
-  return feature.methods[name](ctx, ...args);
+  return /** @type {NonNullable<Feature["methods"]>} */ (feature.methods)[name](ctx, ...args);
 }
 
 /**

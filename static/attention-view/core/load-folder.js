@@ -37,7 +37,7 @@ export async function loadFolder(c) {
     c.metaLoaded(meta);
     c.setStatus(c.status, loadingText(c.meta, received.get(folder) ?? null));
     // The first paint from golden.json, without waiting for the runtime (runs.js goldenHeadStart).
-    const golden = meta.default && c.state().text === meta.default.text
+    const golden = meta.default && c.now().text === meta.default.text
       ? await goldenHeadStart(folder, meta, (run) => c.run === run && c.schedule()) : null;
     if (gen !== c.generation) return;
     c.goldenLoaded(golden);

@@ -8,6 +8,8 @@
 import { currentRun } from "./current-run.js";
 import { emptyRun } from "../model/runs.js";
 
+/** @typedef {import("./feature.js").ModelChoice} ModelChoice */
+
 export class ModelChoices {
   /** @param {import("./controller.js").Controller} c */
   constructor(c) {
@@ -68,7 +70,7 @@ export class ModelChoices {
    */
   async run(shipped, pump) {
     const c = this.c;
-    const state = c.state();
+    const state = c.now();
     const choice = this.of(state);
     const again = () => {
       pump.again();
@@ -78,21 +80,22 @@ export class ModelChoices {
     try {
       model = await this.modelFor(choice, shipped);
     } catch (err) {
-      if (this.of(c.state())?.key !== choice.key) return again(); // asked for another meanwhile
+      const failed = /** @type {ModelChoice} */ (choice); // only a choice's load can fail
+      if (this.of(c.now())?.key !== failed.key) return again(); // asked for another meanwhile
       c.clearView(); // nothing computed by another model stays on screen under this one's name
-      this.failed = choice.key;
-      c.fail(err, choice.what);
+      this.failed = failed.key;
+      c.fail(err, failed.what);
       return null;
     }
     if (!model) return null;
     // Typed, switched model or chose another meanwhile: nothing stale is painted.
     const current = () => {
-      const now = this.of(c.state());
+      const now = this.of(c.now());
       return c.model === shipped && (now ? now.ready : shipped) === model;
     };
     if (!current()) return again();
     c.computeWith(model);
-    const run = await currentRun(model, () => c.state(), c.run);
+    const run = await currentRun(model, () => c.now(), c.run);
     if (!run || !current()) return again();
     for (const part of c.parts) if (part.runs && !(await part.runs(state, model))) return again();
     return current() ? run : again();

@@ -82,7 +82,7 @@ export class StateSchema {
     const fields = [
       ...this.keys.map((k) => [typeOf(k), k.key, k.doc]),
       ["number|null", "preview", "the hovered token, never an attribute"],
-      ...this.keys.filter((k) => k.derived).map((k) => [k.derived.type, k.derived.name, k.derived.doc]),
+      ...this.keys.flatMap((k) => (k.derived ? [[k.derived.type, k.derived.name, k.derived.doc]] : [])),
     ];
     // What a property answers: the resolved value, or before meta.json the attribute as read
     // (element.js), so a choice may be any string then; `answer` gives a string.

@@ -30,16 +30,9 @@ export const SCALES = ["share", "relative"];
 export const COMPACT = ["0", "1"];
 
 /**
- * @typedef {Object} Meta  the model folder's meta.json (docs/model-files.md); the fields read here
- * @property {{n_layer: number, n_head: number, n_ctx: number, vocab_size: number, d_model: number, d_head?: number}} config
- * @property {{text: string, token?: number, layer?: number, head?: number, view?: string}} [default]
- * @property {any[]} [heads]
- * @property {any} [head_definitions]
- * @property {any} [positions]
- * @property {Object<string, {bytes?: number, sha256?: string}>} [files]
- * @property {{manifest: string, bytes: number, sha256: string, steps: number}} [timeline]  the
- *   training timeline beside the model (docs/model-files.md); absent: the model has none
- * @property {{best_step?: number} & Object<string, any>} [metrics]
+ * The model folder's meta.json, generated from its schema (attention_live/meta.schema.json):
+ * ../meta-type.js.
+ * @typedef {import("../meta-type.js").Meta} Meta
  */
 
 /**
@@ -110,7 +103,7 @@ export const CORE_KEYS = [
       if (n !== null) return n;
       if (typeof a === "string" && a.trim() !== "") return a;
       const isDefaultText = attrs.text === null || attrs.text === undefined || attrs.text === meta.default?.text;
-      return isDefaultText && Number.isInteger(meta.default?.token) ? meta.default.token : null;
+      return isDefaultText && Number.isInteger(meta.default?.token) ? meta.default?.token : null;
     },
     format: asString, doc: "the pinned token: a 0-based index (negative from the end) or a word (\"said#2\")",
   },
@@ -126,13 +119,13 @@ export const CORE_KEYS = [
   },
   {
     key: "view", property: "view", type: "choice", choices: VIEWS, fallback: "head", live: true, initial: (a) => a,
-    parse: (a, _, meta) => (VIEWS.includes(a) ? a : VIEWS.includes(meta.default?.view) ? meta.default.view : "head"),
+    parse: (a, _, meta) => (VIEWS.includes(a ?? "") ? a : VIEWS.includes(meta.default?.view ?? "") ? meta.default?.view : "head"),
     format: asString, doc: "one head, the layer's average, or the rollout through the layer",
   },
   {
     key: "scale", property: "scale", type: "choice", choices: SCALES, fallback: "share", live: true,
     initial: (a) => a ?? "share",
-    parse: (a) => (SCALES.includes(a) ? a : "share"),
+    parse: (a) => (SCALES.includes(a ?? "") ? a : "share"),
     // The default scale is no attribute, so links and embeds that never chose one stay as they were.
     format: (v) => (v === "share" ? null : asString(v)), doc: "the colour scale: share of the row, or × the even share",
   },
@@ -166,6 +159,11 @@ function readCompact(a) {
  * word spec needs the tokens' `labels` and, when the text has no such word, follows the last
  * token as if none were set.
  */
+/**
+ * @param {{token: number|string|null}} state
+ * @param {number} count
+ * @param {{text: string}[]|null} [labels]
+ */
 export function pinnedIndex(state, count, labels = null) {
   if (count === 0) return -1;
   if (state.token === null) return count - 1;
@@ -177,7 +175,12 @@ export function pinnedIndex(state, count, labels = null) {
   return clamp(t, 0, count - 1);
 }
 
-/** The token whose row is drawn: the hovered one while previewing, else the pinned one. */
+/**
+ * The token whose row is drawn: the hovered one while previewing, else the pinned one.
+ * @param {{token: number|string|null, preview: number|null}} state
+ * @param {number} count
+ * @param {{text: string}[]|null} [labels]
+ */
 export function shownIndex(state, count, labels = null) {
   if (state.preview !== null && state.preview >= 0 && state.preview < count) return state.preview;
   return pinnedIndex(state, count, labels);

@@ -18,7 +18,7 @@ export function trailing(draw, ms) {
       if (timer) return;
       timer = window.setTimeout(() => {
         timer = 0;
-        draw(pending);
+        draw(/** @type {V} */ (pending));
       }, ms);
     },
     /** Draws `view` now, dropping what was waiting. */

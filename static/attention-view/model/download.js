@@ -106,7 +106,7 @@ export function parseJSON(name, bytes) {
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch (err) {
-    throw new Error(`${name} is not valid JSON (${err.message})`);
+    throw new Error(`${name} is not valid JSON (${/** @type {Error} */ (err).message})`);
   }
 }
 

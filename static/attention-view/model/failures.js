@@ -67,7 +67,7 @@ export async function wasmForbidden(said = "") {
   if (typeof WebAssembly !== "object") {
     return new LoadFailure("this browser has WebAssembly switched off, and the model runs on it", { retry: false });
   }
-  let refusal = CSP_WORDS.test(said) ? said : null;
+  let refusal = /** @type {unknown} */ (CSP_WORDS.test(said) ? said : null);
   try {
     await WebAssembly.compile(EMPTY_MODULE);
   } catch (cause) {

@@ -129,7 +129,10 @@ export function loadTokenizer(folder) {
 
 /** A loaded model: its session, tokenizer and meta.json. */
 export class Model {
-  /** `step`: the training step whose snapshot this is (timeline.js); null: the shipped model. */
+  /**
+   * `step`: the training step whose snapshot this is (timeline.js); null: the shipped model.
+   * @param {number|null} [step]
+   */
   constructor(ort, session, tokenizer, meta, step = null) {
     this.ort = ort;
     this.session = session;
@@ -158,6 +161,9 @@ export class Model {
    *   rows: Map<number, Float32Array>, attention: AttentionTensor, scores: AttentionTensor}>}
    *   ORT's flat outputs (shapes in docs/model-files.md) as tensors, not copied; `rows` maps a
    *   position to its V logits, `mask` is the `headMask` it ran with
+   * @param {number[]} ids
+   * @param {Float32Array|null} [headMask]
+   * @param {number[]|null} [positions]
    */
   run(ids, headMask = null, positions = null) {
     const job = this.queue.then(() => this._run(ids, headMask, positions));

@@ -156,13 +156,18 @@ export async function ensureLogits(model, run, positions) {
  * ones a language model would condition on to continue the text) and records what it cut.
  * `headMask`: head-set.js maskFor (null = every head on). `previous`: the run on screen.
  * `positions(run)`: the positions to compute logits at, given the tokenized run (null: all).
+ * @param {import("./loader.js").Model} model
+ * @param {string} text
+ * @param {Float32Array|null} [headMask]
+ * @param {Run|null} [previous]
+ * @param {((run: Run) => number[])|null} [positions]
  * @returns {Promise<Run>}
  */
 export async function liveRun(model, text, headMask = null, previous = null, positions = null) {
   // The same text as `previous` keeps its ids: a continuation's are the ids the model chose
   // (features/generation/writer.js), which tokenizing its text again need not give back.
   const same = previous?.model === model && previous.text === text && previous.ids.length > 0;
-  const { ids, pieces, truncated } = same ? previous : lastTokens(model, text);
+  const { ids, pieces, truncated } = same ? /** @type {Run} */ (previous) : lastTokens(model, text);
   const run = /** @type {Run} */ ({
     text,
     live: true,
@@ -173,7 +178,7 @@ export async function liveRun(model, text, headMask = null, previous = null, pos
     model,
     pieceOf: (id) => model.tokenizer.id_to_token(id) ?? "",
   });
-  if (same && previous.continued) run.continued = previous.continued;
+  if (same && previous?.continued) run.continued = previous.continued;
   withLabels(run);
   if (ids.length) run.out = withPredictions(await model.run(ids, headMask, positions ? positions(run) : null));
   return run;

@@ -41,7 +41,7 @@ export const strips = {
   name: "strips",
   compact: true,
   mount(slots, ctx) {
-    const { n_layer: nLayer, n_head: nHead } = ctx.meta().config;
+    const { n_layer: nLayer, n_head: nHead } = /** @type {import("../core/state.js").Meta} */ (ctx.meta()).config;
     const title = h("h3.panel-title");
     const grid = h("div.grid");
     const minis = [];

@@ -37,7 +37,7 @@ function showExample(ctx, layer, head) {
 export const thumbnails = {
   name: "thumbnails",
   mount(slots, ctx) {
-    const { n_layer: nLayer, n_head: nHead } = ctx.meta().config;
+    const { n_layer: nLayer, n_head: nHead } = /** @type {import("../core/state.js").Meta} */ (ctx.meta()).config;
     const thumbs = [];
     const box = h("div.thumbs");
     for (let l = 1; l <= nLayer; l++) {

@@ -122,7 +122,7 @@ function addEmbedMenu(slots, view, schema) {
 }
 
 async function copyText(box, note, label) {
-  getSelection().selectAllChildren(box);
+  getSelection()?.selectAllChildren(box);
   try {
     await navigator.clipboard.writeText(box.textContent);
     note.textContent = `Copied: ${label}.`;

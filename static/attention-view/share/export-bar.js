@@ -54,7 +54,7 @@ async function exportView(view, kind, note) {
     }
     download(blob, ex.fileName(result, kind));
   } catch (err) {
-    note.textContent = `Could not make the ${kind.toUpperCase()} file: ${err.message}`;
+    note.textContent = `Could not make the ${kind.toUpperCase()} file: ${/** @type {Error} */ (err).message}`;
   }
 }
 

@@ -112,8 +112,8 @@ function mountAblation(slots, ctx) {
     // Under the top 5: with heads off, those are the ablated run's predictions.
     v.predNote = slots.put("predictions-notes", h("p.pred-ablated", { hidden: true }));
     slots.put("heads-help", h("p.help.switch-help", { text: "\u201cswitch off\u201d zeroes that head\u2019s output " +
-      "and runs the model again: the rows of later layers, which read what it wrote, change with it, and the top 5 " +
-      "next tokens are compared with every head on." }));
+      "and runs the model again: " + (nLayer > 1 ? "the rows of later layers, which read what it wrote, change with " +
+      "it, and " : "") + "the top 5 next tokens are compared with every head on." }));
   }
 
   // A head the reader just switched off: its paired bars, far below the grid, are brought into

@@ -103,7 +103,7 @@ function addControls(slots, ctx, writer) {
       return null;
     } catch (err) {
       c.inputs[key].setAttribute("aria-invalid", "true");
-      return err.message;
+      return /** @type {Error} */ (err).message;
     }
   };
   const showErrors = () => {

@@ -60,7 +60,8 @@ export class Writer {
   /** @param {import("../../core/feature.js").Context} ctx */
   constructor(ctx) {
     this.c = ctx;
-    this.job = null; // the running generation: {stopped: null | "stop" | "edit"}
+    /** @type {{stopped: string|null}|null} the running generation: stopped null, "stop" or "edit" */
+    this.job = null;
     this.undoStack = []; // [{run, text, token, after}]: the view before each generation
     this.ui = null;
   }
@@ -97,7 +98,7 @@ export class Writer {
     try {
       settings = this.settings(options);
     } catch (err) {
-      this.ui?.error(err.message);
+      this.ui?.error(/** @type {Error} */ (err).message);
       throw err;
     }
     this.stop();
@@ -109,8 +110,9 @@ export class Writer {
     try {
       await this.c.ready();
       run = this.c.run();
-      const model = this.c.model();
-      const state = this.c.state();
+      // Cast: a live run on screen (checked below) means a model and a state.
+      const model = /** @type {import("../../model/loader.js").Model} */ (this.c.model());
+      const state = /** @type {import("../../core/state.js").State} */ (this.c.state());
       if (job.stopped) return this.finish(job, run, produced, job.stopped);
       if (!run || !run.live || run.model !== model || run.text !== state.text) throw new Error("the view has no live run to continue");
       if (!run.out) throw new RangeError("Type some text first: the model continues a text.");
@@ -132,7 +134,7 @@ export class Writer {
         if (!run.out.logitsAt(q)) await ensureLogits(model, run, [q]); // the view keeps the last one
         const pick = sampleNext(run.out.logitsAt(q), settings, () => uniformAt(settings.seed, q + 1));
         const ids = [...run.ids, pick.id];
-        const now = this.c.state();
+        const now = /** @type {import("../../core/state.js").State} */ (this.c.state());
         const mask = maskFor(now.off.heads, model.config); // the heads the view has switched off
         // Logits where the pin goes (the new token: the next pick) and one back (what this
         // token was picked from, for the controls' "Picked from" line).
@@ -163,7 +165,7 @@ export class Writer {
       return this.finish(job, run, produced, reason);
     } catch (err) {
       if (this.job === job) this.job = null;
-      if (!this.job) this.ui?.finished(null, err.message);
+      if (!this.job) this.ui?.finished(null, /** @type {Error} */ (err).message);
       throw err;
     }
   }

@@ -54,8 +54,9 @@ const rowsIn = (out, ids, [l, hd]) => {
 export const induction = {
   name: "induction",
   mount(slots, ctx) {
-    const circuit = circuitOf(ctx.meta());
-    if (!circuit) return {};
+    const found = circuitOf(ctx.meta());
+    if (!found) return {};
+    const circuit = found; // a const the closures below see as set
     const repeat = h("button.story-button", { type: "button", text: "Repeat it" });
     const line = h("span.story-text", { "aria-live": "polite" });
     const toggle = h("button.story-button", { type: "button" });
@@ -98,7 +99,7 @@ export const induction = {
         if (!isRepeated(state.text)) {
           const model = ctx.model();
           if (!model) return null;
-          const text = repeatedText(state.text, (t) => model.encode(t).ids.length, ctx.meta().config.n_ctx);
+          const text = repeatedText(state.text, (t) => model.encode(t).ids.length, /** @type {import("../../core/state.js").Meta} */ (ctx.meta()).config.n_ctx);
           if (text === null) return null;
           pending = text;
           return { type: "jump", text: pending, layer, head, token: null };

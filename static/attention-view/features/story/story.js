@@ -28,7 +28,7 @@ export const story = {
         const out = ctx.run()?.out;
         const ranking = out ? storyRanking(out) : [];
         if (!ranking.length) return null;
-        const index = action.next && at?.out === out ? (at.index + 1) % ranking.length : 0;
+        const index = action.next && at?.out === out ? (/** @type {NonNullable<typeof at>} */ (at).index + 1) % ranking.length : 0;
         at = { out, index, total: ranking.length, row: ranking[index] };
         const { layer, head, query } = at.row;
         return { type: "jump", layer, head, token: query };

@@ -34,6 +34,8 @@ export function niceTicks(lo, hi, count) {
   return out;
 }
 
+/** @typedef {import("../../model/timeline.js").TimelinePoint} TimelinePoint */
+
 export class TimelineChart {
   /**
    * @param {import("../../core/state.js").Meta} meta
@@ -54,46 +56,46 @@ export class TimelineChart {
     if (width < 120 || key === this.drawn) return;
     this.drawn = key;
     const { timeline } = this;
-    const last = timeline.points.at(-1).step || 1;
+    const last = /** @type {TimelinePoint} */ (timeline.points.at(-1)).step || 1;
     const right = width - RIGHT;
-    this.x = (step) => LEFT + ((right - LEFT) * step) / last;
+    const x = (this.x = (step) => LEFT + ((right - LEFT) * step) / last);
     const bpcs = this.losses.map((p) => p.bpc);
     const [lo, hi] = [Math.floor(Math.min(...bpcs) * 10) / 10, Math.ceil(Math.max(...bpcs) * 10) / 10];
-    this.yLoss = (bpc) => LOSS.bottom - ((LOSS.bottom - LOSS.top) * (bpc - lo)) / (hi - lo || 1);
-    this.yScore = (v) => SCORE.bottom - (SCORE.bottom - SCORE.top) * Math.min(1, Math.max(0, v));
+    const yLoss = (this.yLoss = (bpc) => LOSS.bottom - ((LOSS.bottom - LOSS.top) * (bpc - lo)) / (hi - lo || 1));
+    const yScore = (this.yScore = (v) => SCORE.bottom - (SCORE.bottom - SCORE.top) * Math.min(1, Math.max(0, v)));
     const line = (series, y, cls) => svg("polyline", {
-      class: cls, points: series.map((p) => `${this.x(p.step).toFixed(1)},${y(p).toFixed(1)}`).join(" "),
+      class: cls, points: series.map((p) => `${x(p.step).toFixed(1)},${y(p).toFixed(1)}`).join(" "),
     });
     const parts = [];
     // Axes, grid and titles.
-    for (const v of niceTicks(lo, hi, 2)) parts.push(...this.yTick(this.yLoss(v), v.toFixed(1), right));
-    for (const v of [0, 0.5, 1]) parts.push(...this.yTick(this.yScore(v), String(v), right));
+    for (const v of niceTicks(lo, hi, 2)) parts.push(...this.yTick(yLoss(v), v.toFixed(1), right));
+    for (const v of [0, 0.5, 1]) parts.push(...this.yTick(yScore(v), String(v), right));
     for (const s of niceTicks(0, last, Math.max(2, Math.floor(width / 110)))) {
-      parts.push(svg("line", { class: "tl-tick", x1: this.x(s), x2: this.x(s), y1: SCORE.bottom, y2: SCORE.bottom + 5 }),
-        svg("text", { class: "tl-tick-label", x: this.x(s), y: SCORE.bottom + 18, "text-anchor": "middle" }, grouped(s)));
+      parts.push(svg("line", { class: "tl-tick", x1: x(s), x2: x(s), y1: SCORE.bottom, y2: SCORE.bottom + 5 }),
+        svg("text", { class: "tl-tick-label", x: x(s), y: SCORE.bottom + 18, "text-anchor": "middle" }, grouped(s)));
     }
     parts.push(svg("text", { class: "tl-title", x: LEFT, y: LOSS.top - 8 }, "held-out bits per character"),
       svg("text", { class: "tl-title", x: LEFT, y: SCORE.top - 8 }, "head scores"),
       svg("text", { class: "tl-tick-label", x: right, y: SCORE.bottom + 36, "text-anchor": "end" }, "training step"));
     // The held-out curve, a dot at each snapshot.
-    parts.push(line(this.losses, (p) => this.yLoss(p.bpc), "tl-loss"));
-    for (const p of timeline.points) parts.push(svg("circle", { class: "tl-snap", cx: this.x(p.step), cy: this.yLoss(p.heldout_bpc), r: 2.5 }));
+    parts.push(line(this.losses, (p) => yLoss(p.bpc), "tl-loss"));
+    for (const p of timeline.points) parts.push(svg("circle", { class: "tl-snap", cx: x(p.step), cy: yLoss(p.heldout_bpc), r: 2.5 }));
     // Every head's main score, the selected one last (on top) and strong.
     const { n_layer: L, n_head: H } = this.meta.config;
     this.score = mainScore(this.meta, timeline, layer, head);
     for (let l = 1; l <= L; l++) {
       for (let hd = 1; hd <= H; hd++) {
         const s = mainScore(this.meta, timeline, l, hd);
-        if (s && !(l === layer && hd === head)) parts.push(line(scoreSeries(timeline, l, hd, s.name), (p) => this.yScore(p.value), "tl-head"));
+        if (s && !(l === layer && hd === head)) parts.push(line(scoreSeries(timeline, l, hd, s.name), (p) => yScore(p.value), "tl-head"));
       }
     }
     const views = viewSeries(timeline);
-    if (views.length) parts.push(line(views, (p) => this.yScore(p.value), "tl-view"));
+    if (views.length) parts.push(line(views, (p) => yScore(p.value), "tl-view"));
     this.selected = this.score ? scoreSeries(timeline, layer, head, this.score.name) : [];
     if (this.score) {
-      const y = this.yScore(this.score.atLeast);
+      const y = yScore(this.score.atLeast);
       parts.push(svg("line", { class: "tl-threshold", x1: LEFT, x2: right, y1: y, y2: y }),
-        line(this.selected, (p) => this.yScore(p.value), "tl-head tl-head-on"));
+        line(this.selected, (p) => yScore(p.value), "tl-head tl-head-on"));
     }
     this.markLine = svg("line", { class: "tl-mark", y1: LOSS.top - 4, y2: SCORE.bottom });
     this.lossDot = svg("circle", { class: "tl-mark-dot", r: 4 });
@@ -124,22 +126,25 @@ export class TimelineChart {
   mark(step) {
     if (!this.plot || step === this.shownStep) return;
     this.shownStep = step;
-    const point = this.timeline.points.find((p) => p.step === step) ?? this.timeline.points.at(-1);
-    const x = this.x(point.step);
+    // draw() set them, before the plot
+    const { x: xAt, yLoss, yScore, selected, plot } = /** @type {{x: (step: number) => number, yLoss: (bpc: number) => number,
+      yScore: (v: number) => number, selected: {step: number, value: number}[], plot: Element}} */ (/** @type {unknown} */ (this));
+    const point = /** @type {TimelinePoint} */ (this.timeline.points.find((p) => p.step === step) ?? this.timeline.points.at(-1));
+    const x = xAt(point.step);
     this.markLine.setAttribute("x1", String(x));
     this.markLine.setAttribute("x2", String(x));
     this.lossDot.setAttribute("cx", String(x));
-    this.lossDot.setAttribute("cy", String(this.yLoss(point.heldout_bpc)));
-    const own = this.selected.find((p) => p.step === point.step);
+    this.lossDot.setAttribute("cy", String(yLoss(point.heldout_bpc)));
+    const own = selected.find((p) => p.step === point.step);
     this.headDot.toggleAttribute("hidden", !own);
     if (own) {
       this.headDot.setAttribute("cx", String(x));
-      this.headDot.setAttribute("cy", String(this.yScore(own.value)));
+      this.headDot.setAttribute("cy", String(yScore(own.value)));
     }
     const first = this.timeline.points[0];
     const score = this.score && own
-      ? `; ${this.score.label} of the selected head ${this.selected[0].value.toFixed(2)} at step ${grouped(first.step)}, ${own.value.toFixed(2)} here` : "";
-    this.plot.setAttribute("aria-label", `Held-out bits per character over training, ${first.heldout_bpc.toFixed(2)} at step ` +
+      ? `; ${this.score.label} of the selected head ${selected[0].value.toFixed(2)} at step ${grouped(first.step)}, ${own.value.toFixed(2)} here` : "";
+    plot.setAttribute("aria-label", `Held-out bits per character over training, ${first.heldout_bpc.toFixed(2)} at step ` +
       `${grouped(first.step)} and ${point.heldout_bpc.toFixed(2)} at step ${grouped(point.step)}, which is marked${score}.`);
   }
 }

@@ -28,7 +28,7 @@ export const timeline = {
     const meta = ctx.meta();
     const folder = () => /** @type {any} */ (ctx.host).src;
     if (!meta || !hasTimeline(folder(), meta)) return {}; // a model without snapshots: no control at all
-    const snapshots = meta.timeline.steps - 1;
+    const snapshots = /** @type {NonNullable<typeof meta.timeline>} */ (meta.timeline).steps - 1;
     const ui = buildControl(meta, snapshots);
     slots.put("controls", ui.section);
 
