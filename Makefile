@@ -124,12 +124,15 @@ lint: $(call GROUP,test) $(NODE)
 
 # The widget's state keys for the Python side (site/build.py, site/model_card.py) and its State
 # typedef, written from its schema (static/attention-view/state.js: core's keys and every
-# feature's); tests/test_state_schema.py checks both are current.
+# feature's); tests/test_state_schema.py checks both are current. Then what meta.json's schema
+# (attention_live/meta.schema.json) writes: the widget's required fields and Meta typedef and the
+# field table of docs/model-files.md (tests/test_meta_schema.py checks them).
 SCHEMA_JSON := static/attention-view/state-schema.json
 STATE_TYPE := static/attention-view/state-type.js
 schema: $(NODE)
 	node site/state_schema.mjs > $(SCHEMA_JSON).tmp && mv $(SCHEMA_JSON).tmp $(SCHEMA_JSON)
 	node site/state_schema.mjs --typedef > $(STATE_TYPE).tmp && mv $(STATE_TYPE).tmp $(STATE_TYPE)
+	python3 tools/meta_schema_outputs.py
 
 bench: site $(CHROMIUM)
 	$(PY) bench/run.py

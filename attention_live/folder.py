@@ -9,7 +9,7 @@ import json
 import os
 from pathlib import Path
 
-from attention_live import integrity
+from attention_live import integrity, meta_schema
 from attention_live.errors import ModelError
 
 PACKAGE = Path(__file__).resolve().parent
@@ -52,6 +52,10 @@ def read_meta(folder: Path) -> dict:
         raise ModelError(f"{folder / 'meta.json'} is not valid JSON ({err})")
     except OSError as err:
         raise ModelError(f"{folder / 'meta.json'} cannot be read ({err.strerror or err})")
+    try:
+        meta_schema.check_meta(meta)
+    except meta_schema.MetaInvalid as err:
+        raise ModelError(f"{folder / 'meta.json'}: {err}") from None
     config = meta.get("config") if isinstance(meta, dict) else None
     needed = ("n_layer", "n_head", "n_ctx", "vocab_size")
     if not isinstance(config, dict) or any(not _count(config.get(k)) for k in needed):

@@ -19,6 +19,7 @@ from tqdm import tqdm
 
 from attention_live.feeds import INPUT_NOTES, expected_axes
 from attention_live.integrity import FolderMismatch, verify_model_folder
+from attention_live.meta_schema import MetaInvalid, check_meta
 from export import default_view
 from export.checks import check_out_folder, check_view_flags, parse_head_order, training_shape, view_number
 from export.circuit import circuit_example, measure_circuit
@@ -148,6 +149,10 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
                             "sha256": sha256_bytes(manifest), "steps": len(json.loads(manifest)["points"])}
         files.update(timeline)
     files["meta.json"] = to_json(meta)
+    try:  # what is written is what every reader will check it against (attention_live/meta.schema.json)
+        check_meta(json.loads(files["meta.json"]))
+    except MetaInvalid as exc:
+        raise UserError(f"refusing to write: {exc} (attention_live/meta.schema.json).")
     return files
 
 

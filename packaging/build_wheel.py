@@ -63,7 +63,7 @@ def stage(target: Path) -> None:
         shutil.rmtree(target)
     package = target / "attention_live"
     package.mkdir(parents=True)
-    for source in PACKAGE.glob("*.py"):
+    for source in [*PACKAGE.glob("*.py"), PACKAGE / "meta.schema.json"]:  # and what meta.json is checked against
         shutil.copy2(source, package / source.name)
     shutil.copy2(ROOT / "pyproject.toml", target / "pyproject.toml")
     assets = package / "_assets"

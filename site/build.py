@@ -43,17 +43,19 @@ from output_folder import OutputFolderError, replacing  # noqa: E402
 from state_keys import page_params, state_keys  # noqa: E402
 
 
-def _integrity():
-    """attention_live/integrity.py, the one check of a model folder against its meta.json, loaded
-    from its file: importing the package would load numpy and onnxruntime, which a site build
-    (jinja2 alone) does not have."""
-    spec = importlib.util.spec_from_file_location("attention_live_integrity", ROOT / "attention_live" / "integrity.py")
+def _standalone(name: str):
+    """attention_live/NAME.py, a standard-library-only module of the package, loaded from its
+    file: importing the package would load numpy and onnxruntime, which a site build (jinja2
+    alone) does not have."""
+    spec = importlib.util.spec_from_file_location(f"attention_live_{name}", ROOT / "attention_live" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-integrity = _integrity()
+# The one check of a model folder against its meta.json, and of meta.json against its schema.
+integrity = _standalone("integrity")
+meta_schema = _standalone("meta_schema")
 TEMPLATES = ROOT / "site" / "templates"
 STATIC = ROOT / "static"
 NODE_MODULES = ROOT / "node_modules"
@@ -125,9 +127,10 @@ def load_meta(model_dir: Path) -> dict:
         raise BuildError(f"{path} is missing; run `python -m export` to write the model files")
     try:
         meta = integrity.read_meta_json(model_dir)
+        meta_schema.check_meta(meta)
         integrity.check_files(model_dir, meta)
-    except integrity.FolderMismatch as err:
-        raise BuildError(str(err)) from None
+    except (integrity.FolderMismatch, meta_schema.MetaInvalid) as err:
+        raise BuildError(f"{path}: {err}" if isinstance(err, meta_schema.MetaInvalid) else str(err)) from None
     return meta
 
 

@@ -9,26 +9,18 @@ import json
 import pytest
 from other_model import other_model
 
+from attention_live.meta_schema import SCHEMA
 from conftest import MODEL_DIR
 from export import head_scores as hs
+from tools.meta_schema_outputs import required_paths, shown
 
-# Paths split by "/" (file names have dots); "heads[]" is every entry of a list. What static/attention-view/ reads, what the
-# templates and site/model_card.py / model_facts.py read, and what tests recompute.
+# Paths split by "/" (file names have dots); "heads[]" is every entry of a list. Every field meta.json's
+# schema requires (attention_live/meta.schema.json: what static/attention-view/, the templates,
+# site/model_card.py / model_facts.py and the tests read), and every registered head score.
 REQUIRED = [
-    "format_version", "n_params",
-    *(f"config/{k}" for k in ("vocab_size", "n_ctx", "n_layer", "n_head", "d_model", "d_head", "d_ff", "positions")),
-    "positions/scheme",
-    *(f"files/{name}/{k}" for name in ("model.onnx", "tokenizer.json", "golden.json") for k in ("bytes", "sha256")),
-    *(f"metrics/{k}" for k in ("heldout_bpc", "baselines_bpc", "best_step", "steps_run", "history",
-                               "in_context_gain", "heldout_loss_nats")),
-    *(f"corpus/{k}" for k in ("name", "description", "sha256", "chars", "heldout_chars", "companions")),
-    *(f"default/{k}" for k in ("text", "layer", "head", "token", "view", "top_weight", "top_key", "query_text",
-                               "top_key_text", "chosen_by", "source", "rule", "story", "switch_off")),
-    *(f"heads[]/{k}" for k in ("layer", "head", "role", "example")),
+    *("/".join(keys).replace("/[]", "[]") for keys in required_paths(SCHEMA)),
     *(f"heads[]/scores/{name}" for name in hs.SCORE_NAMES),
-    *(f"head_definitions/{k}" for k in (*hs.SCORE_NAMES, "scores", "roles", "role_rule", "even_attention",
-                                        "windows", "repeated", "in_context_gain", "example", "example_source")),
-    *(f"onnx/{k}" for k in ("opset", "axes", "inputs")),
+    *(f"head_definitions/{name}" for name in hs.SCORE_NAMES),
 ]
 
 
@@ -37,11 +29,12 @@ def missing(meta: dict, path: str) -> bool:
     for part in path.split("/"):
         many = part.endswith("[]")
         key = part.removesuffix("[]")
+        nodes = [n for n in nodes if n is not None]  # a null (where the schema allows one) holds nothing
         if not all(isinstance(n, dict) and key in n for n in nodes):
             return True
         nodes = [n[key] for n in nodes]
         if many:
-            if not all(isinstance(n, list) and n for n in nodes):
+            if not all(isinstance(n, list) for n in nodes):  # empty: no companions, no head before layer 2
                 return True
             nodes = [entry for n in nodes for entry in n]
     return False
@@ -70,8 +63,7 @@ def test_the_check_catches_a_lost_field(meta):
         assert missing(broken, path), path
 
 
-def test_the_contract_doc_names_the_default_fields():
+def test_the_contract_doc_names_every_required_field():
     doc = (MODEL_DIR.parent.parent / "docs" / "model-files.md").read_text(encoding="utf-8")
-    for path in REQUIRED:
-        if path.startswith("default/"):
-            assert f'"{path.split("/")[-1]}"' in doc, path
+    for keys in required_paths(SCHEMA):
+        assert f"| `{shown(keys)}` |" in doc, keys

@@ -89,16 +89,18 @@ def test_a_meta_json_that_does_not_describe_the_graph_is_refused_at_load(tmp_pat
 
 
 @pytest.mark.parametrize(("edit", "words"), [
-    (lambda m: m["heads"][0].pop("layer"), "entry 1 names no head of a 2 x 4 model"),
-    (lambda m: m["heads"][3].update(head=9), "entry 4 names no head of a 2 x 4 model"),
-    (lambda m: m.update(heads={"layer": 1}), "it is a dict, not a list"),
-    (lambda m: m["heads"].append("2.3"), "entry 9 is not an object"),
-    (lambda m: m["heads"].append(dict(m["heads"][0])), "head 1.1 is listed twice"),
-    (lambda m: m["heads"][0].update(scores=[1, 2]), "head 1.1's scores is not an object"),
+    # meta.json's schema names the first wrong field; what it cannot say (a head outside the model,
+    # a head listed twice), the package's own check of the list does.
+    (lambda m: m["heads"][0].pop("layer"), "meta.json has no heads[0].layer"),
+    (lambda m: m["heads"][3].update(head=9), "has a broken list of heads (entry 4 names no head of a 2 x 4 model)"),
+    (lambda m: m.update(heads={"layer": 1}), "meta.json's heads must be a list, not {\"layer\": 1}"),
+    (lambda m: m["heads"].append("2.3"), "meta.json's heads[8] must be an object, not \"2.3\""),
+    (lambda m: m["heads"].append(dict(m["heads"][0])), "has a broken list of heads (head 1.1 is listed twice)"),
+    (lambda m: m["heads"][0].update(scores=[1, 2]), "meta.json's heads[0].scores must be an object, not [1, 2]"),
 ], ids=["no layer", "head 9", "not a list", "a string", "twice", "scores a list"])
 def test_a_broken_list_of_heads_is_refused_at_load(tmp_path, edit, words):
     # Before, such a folder loaded and `model.heads` raised KeyError or TypeError later.
-    refused(lambda: Model(folder_with(tmp_path, edit)).heads, "has a broken list of heads", words)
+    refused(lambda: Model(folder_with(tmp_path, edit)).heads, words)
 
 
 def generate_with(setting, model, value):

@@ -154,7 +154,7 @@ def test_a_folder_that_is_not_a_model_is_named(tmp_path):
         shutil.copy2(MODEL_DIR / name, tmp_path / name)
     assert Model(tmp_path).run(TEXT).ids == Model().run(TEXT).ids  # any exported folder
     (tmp_path / "meta.json").write_text(json.dumps({"format_version": 2}))
-    with pytest.raises(ModelError, match="has no model config"):
+    with pytest.raises(ModelError, match="meta.json: meta.json has no config$"):
         Model(tmp_path)
     (tmp_path / "meta.json").write_bytes((MODEL_DIR / "meta.json").read_bytes())
     (tmp_path / "model.onnx").write_bytes(b"not a graph")  # not the graph meta.json records: refused by name

@@ -38,7 +38,8 @@ def test_the_wheel_ships_the_model_the_bundle_and_the_runtime(wheel):
         assert zipfile.ZipFile(wheel).read(embed + "model/" + name) == (MODEL_DIR / name).read_bytes()
     for name in ("attention-view.js", "vendor/ort-wasm-simd-threaded.wasm", "vendor/ort.wasm.min.mjs", "vendor/tokenizers.min.mjs"):
         assert embed + name in names
-    assert {"attention_live/_assets/widget.mjs", "attention_live/_assets/state_schema.json", "attention_live/model.py"} <= names
+    assert {"attention_live/_assets/widget.mjs", "attention_live/_assets/state_schema.json", "attention_live/model.py",
+            "attention_live/meta.schema.json"} <= names
     assert not [n for n in names if "/frontend/" in n or n.endswith(".pt")]  # sources and checkpoints stay home
 
 

@@ -50,7 +50,8 @@ def example_site(tmp_path_factory):
     for name in ("site", "static", "examples"):
         shutil.copytree(ROOT / name, tree / name, ignore=shutil.ignore_patterns("__pycache__"))
     (tree / "attention_live").mkdir()  # the build checks the model folder with the package's own check
-    shutil.copy2(ROOT / "attention_live" / "integrity.py", tree / "attention_live" / "integrity.py")
+    for name in ("integrity.py", "meta_schema.py", "meta.schema.json"):  # and meta.json with its schema
+        shutil.copy2(ROOT / "attention_live" / name, tree / "attention_live" / name)
     (tree / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
     module = follow_the_doc(tree)
     # The types the doc promises: the new module passes the same check as the shipped ones.

@@ -166,8 +166,9 @@ def other_model():
     meta["config"] = {**meta["config"], "n_layer": 1, "n_head": 2, "d_model": 16, "d_head": 8}
     meta["default"] = {**meta["default"], "layer": 1, "head": 2}
     meta["files"] = {"model.onnx": {"bytes": len(onnx_bytes), "sha256": sha256(onnx_bytes)},
-                     "tokenizer.json": {"bytes": len(tokenizer), "sha256": sha256(tokenizer)}}
-    meta.pop("positions", None)
+                     "tokenizer.json": {"bytes": len(tokenizer), "sha256": sha256(tokenizer)},
+                     "golden.json": meta["files"]["golden.json"]}  # listed by every meta.json; read for the default text only
+    meta["positions"] = {"scheme": "learned"}  # this graph adds no distance bias
     files = {"/static/other/model.onnx": onnx_bytes, "/static/other/tokenizer.json": tokenizer,
              "/static/other/meta.json": json.dumps(meta).encode()}
     return files, Reference(onnx_bytes, MODEL_DIR / "tokenizer.json")
@@ -299,7 +300,7 @@ def test_show_the_math_splits_an_alibi_score_into_its_bias(wpage, faults, refere
 
 def test_show_the_math_for_learned_positions_is_unchanged(wpage, faults, reference):
     meta = json.loads((MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
-    meta.pop("positions", None)  # as in models exported before the field existed
+    meta["positions"] = {"scheme": "learned"}
     faults.files["/static/model/meta.json"] = json.dumps(meta).encode()
     open_page(wpage, faults, attrs=f'text="{TEXT}" layer="2" head="3" token="4"')
     wait_status(wpage, "live")

@@ -5,6 +5,7 @@
 // deep in a panel ("Cannot read properties of undefined") or numbers that read "NaN%".
 
 import { LoadFailure } from "./failures.js";
+import { FORMAT_VERSION, REQUIRED } from "./meta-fields.js";
 
 // The model's shape: every panel and every run of the graph needs each one.
 const CONFIG = ["n_layer", "n_head", "n_ctx", "vocab_size", "d_model", "d_head"];
@@ -32,12 +33,48 @@ function field(meta, path, { missing, ok, what }, value = path.split(".").reduce
 }
 
 /**
+ * The first field of `keys` (from meta-fields.js: "[]" is every entry of a list) that `meta`
+ * lacks, as a path ("heads[3].role"), or null. A null on the way holds nothing: the schema says
+ * where null is allowed, and what is under it is required only when it is not null.
+ * @param {any} meta
+ * @param {string[]} keys
+ */
+function lacking(meta, keys) {
+  /** @type {[any, string][]} */
+  let nodes = [[meta, ""]];
+  for (const key of keys) {
+    /** @type {[any, string][]} */
+    const next = [];
+    for (const [node, at] of nodes) {
+      if (node === null) continue;
+      if (key === "[]") {
+        if (Array.isArray(node)) node.forEach((entry, i) => next.push([entry, `${at}[${i}]`]));
+        continue;
+      }
+      const path = /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? (at ? `${at}.${key}` : key) : `${at}["${key}"]`;
+      if (!isObject(node) || !(key in node)) return path;
+      next.push([node[key], path]);
+    }
+    nodes = next;
+  }
+  return null;
+}
+
+/**
  * `meta` itself when it holds every field the widget reads, in the form it reads it; else a
  * LoadFailure naming the first wrong field.
  * @param {any} meta  meta.json, parsed
  */
 export function checkMeta(meta) {
   if (!isObject(meta)) throw new LoadFailure(`meta.json must be an object, not ${shown(meta)}`);
+  if (meta.format_version !== FORMAT_VERSION) {
+    const has = meta.format_version === undefined ? "no format_version" : `format_version ${shown(meta.format_version)}`;
+    throw new LoadFailure(`meta.json has ${has}, and this version reads format ${FORMAT_VERSION} only: export the model again with \`python -m export\``);
+  }
+  for (const keys of REQUIRED) {
+    const path = lacking(meta, keys);
+    if (path) throw new LoadFailure(`meta.json has no ${path}`);
+  }
   field(meta, "config", { missing: true, ok: isObject, what: "an object" });
   for (const key of CONFIG) field(meta, `config.${key}`, { missing: true, ok: isCount, what: "a positive whole number" });
   const { n_layer: L, n_head: H } = meta.config;
