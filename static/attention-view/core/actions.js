@@ -39,6 +39,8 @@ export const KEY_ACTIONS = {
  * words.js), which the new text's tokens resolve wherever the edit moved it, when a word names
  * the pinned token and the new text still holds it that many times; else null (the index stays).
  * @param {{text: string}[]|null} labels  the tokens before the edit
+ * @param {number} pinned
+ * @param {string} text
  */
 function keptWord(labels, pinned, text) {
   const spec = labels && pinned >= 0 ? wordSpec(wordsOf(labels), pinned) : null;

@@ -77,8 +77,11 @@ export class StateSchema {
     const types = {
       token: "number|string|null", index: "number", heads: "string|null", step: "number|null", setting: "string|null",
     };
-    const typeOf = (k) => k.type === "choice" ? k.choices.map((c) => JSON.stringify(c)).join("|")
-      : k.type === "text" ? (k.fallback === null ? "string|null" : "string") : types[k.type];
+    /** @type {Object<string, string>} */
+    const byKind = types;
+    /** @param {StateKey} k */
+    const typeOf = (k) => k.type === "choice" ? (k.choices ?? []).map((c) => JSON.stringify(c)).join("|")
+      : k.type === "text" ? (k.fallback === null ? "string|null" : "string") : byKind[k.type];
     const fields = [
       ...this.keys.map((k) => [typeOf(k), k.key, k.doc]),
       ["number|null", "preview", "the hovered token, never an attribute"],
@@ -115,12 +118,15 @@ export class StateSchema {
     ].join("\n");
   }
 
-  /** Attribute values for a state (null = remove the attribute). */
+  /** Attribute values for a state (null = remove the attribute). @param {Object<string, any>} state */
   toAttributes(state) {
     return Object.fromEntries(this.keys.map((k) => [k.key, k.format(state[k.key] ?? null)]));
   }
 
-  /** Permalink fragment for a state, e.g. "#text=The%20Queen&token=6&layer=2&head=3&view=head". */
+  /**
+   * Permalink fragment for a state, e.g. "#text=The%20Queen&token=6&layer=2&head=3&view=head".
+   * @param {Object<string, any>} state
+   */
   toHash(state) {
     const params = new URLSearchParams();
     for (const k of this.keys) {
@@ -133,7 +139,10 @@ export class StateSchema {
     return "#" + params.toString().replace(/\+/g, "%20");
   }
 
-  /** Attribute strings from a permalink fragment; keys that are absent come back null. */
+  /**
+   * Attribute strings from a permalink fragment; keys that are absent come back null.
+   * @param {string|null|undefined} hash
+   */
   fromHash(hash) {
     const params = new URLSearchParams(String(hash || "").replace(/^#/, ""));
     /** @type {Object<string, string|null>} */
@@ -166,7 +175,7 @@ export function assembleState(features, order) {
   }
   const unknown = order.filter((name) => !keys.some((k) => k.key === name));
   if (unknown.length) throw new Error(`the state keys' order names keys nothing declares: ${unknown.join(", ")}`);
-  const rank = (k) => (order.includes(k.key) ? order.indexOf(k.key) : order.length);
+  const rank = (/** @type {StateKey} */ k) => (order.includes(k.key) ? order.indexOf(k.key) : order.length);
   return new StateSchema([...keys].sort((a, b) => rank(a) - rank(b)), actions);
 }
 

@@ -47,7 +47,7 @@ export const COMPACT = ["0", "1"];
 // ignored like any other malformed value.
 const DECIMAL = /^-?[0-9]+$/;
 
-/** An attribute's integer, or null unless it is written as a plain decimal integer. */
+/** An attribute's integer, or null unless it is written as a plain decimal integer. @param {unknown} value */
 export function toInt(value) {
   if (typeof value === "number") return Number.isSafeInteger(value) ? value : null;
   if (typeof value !== "string" || !DECIMAL.test(value)) return null;
@@ -55,11 +55,12 @@ export function toInt(value) {
   return Number.isSafeInteger(n) ? n : null;
 }
 
+/** @param {number} n  @param {number} lo  @param {number} hi */
 export function clamp(n, lo, hi) {
   return Math.min(hi, Math.max(lo, n));
 }
 
-export const asString = (v) => (v === null || v === undefined ? null : String(v));
+export const asString = (/** @type {unknown} */ v) => (v === null || v === undefined ? null : String(v));
 
 /**
  * One state key. `parse(attribute, attrs, meta)` gives the resolved value from the attribute
@@ -150,6 +151,7 @@ export const CORE_KEYS = [
   },
 ];
 
+/** @param {string|null|undefined} a  @returns {"0"|"1"} */
 function readCompact(a) {
   return a === null || a === undefined || a === "0" || a === "false" ? "0" : "1";
 }
