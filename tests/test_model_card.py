@@ -156,14 +156,19 @@ def committed_meta() -> dict:
 
 
 def build_with_meta(out: Path, model_dir: Path, meta: dict) -> Path:
-    """The real build script on a model folder that holds only this meta.json and, when it points
-    to one, the committed timeline.json (the build reads no other model file; the copies are not
-    needed to render pages)."""
+    """The real build script on a model folder that holds this meta.json beside the committed
+    model's files (linked, not copied: the build checks each against the sizes and sha256 the
+    meta.json records, which these edited copies keep), and its timeline when it points to one."""
     model_dir.mkdir(parents=True, exist_ok=True)
+    names = list(meta.get("files") or {})
     if meta.get("timeline"):
-        manifest = model_dir / meta["timeline"]["manifest"]
-        manifest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(MODEL_DIR / meta["timeline"]["manifest"], manifest)
+        manifest = meta["timeline"]["manifest"]
+        here = manifest.rpartition("/")[0]
+        points = json.loads((MODEL_DIR / manifest).read_text(encoding="utf-8"))["points"]
+        names += [manifest, *(f"{here}/{p['file']}" for p in points if p.get("file"))]
+    for name in names:
+        (model_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (model_dir / name).symlink_to(MODEL_DIR / name)
     (model_dir / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
     return build_site(out, "--model", str(model_dir))
 
