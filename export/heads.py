@@ -219,7 +219,8 @@ def definitions(window: int, n_windows: int, n_repeat: int, seed: int, example_s
     """meta.json's `head_definitions`: each registered score's definition under its own name (the
     browser reads them there), the registry as a table (`scores`), the data and the roles."""
     return {
-        "windows": f"{n_windows} non-overlapping {window}-token windows of the held-out text (the tail shorter than a window is dropped)",
+        "windows": (f"{n_windows} non-overlapping {window}-token windows" if n_windows != 1 else f"one {window}-token window")
+        + " of the held-out text (the tail shorter than a window is dropped)",
         "repeated": f"{N_SEQUENCES} sequences of {n_repeat} tokens drawn uniformly (numpy default_rng({seed})) "
                     f"from tokens seen >= {MIN_SEEN} times in training, each repeated twice ({2 * n_repeat} tokens)",
         **{s.name: s.defined(n_repeat) for s in hs.SCORES},

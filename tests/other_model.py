@@ -72,3 +72,28 @@ def short_model(base: Path) -> dict[str, Path]:
     exported = run("export", "--checkpoint", paths["checkpoint"], "--corpus", paths["corpus"], "--out", paths["model"])
     assert exported.returncode == 0, exported.stderr[-2000:]
     return paths
+
+
+ONE_LAYER_NAME = "onelayer"
+
+
+def one_layer_model(base: Path, positions: str = "learned") -> dict[str, Path]:
+    """A shape the shipped model's sentences do not fit: one layer of 4 heads (no second layer, no
+    composition, no circuit), with ALiBi's distance bias or a learned position table (`positions`),
+    a 300-token vocabulary and a 24-wide model. {"corpus", "checkpoint", "model"} under `base`,
+    trained and exported on the first call."""
+    folder = base / f"one-layer-{positions}-model"
+    paths = {"corpus": folder / f"{ONE_LAYER_NAME}.txt", "checkpoint": folder / f"{ONE_LAYER_NAME}.pt",
+             "model": folder / ONE_LAYER_NAME}
+    if (paths["model"] / "meta.json").is_file():
+        return paths
+    folder.mkdir(exist_ok=True)
+    paths["corpus"].write_text(harbour_text(300, seed=3), encoding="utf-8")
+    flags = ["--vocab-size", "300", "--n-ctx", "64", "--n-layer", "1", "--n-head", "4", "--d-model", "24",
+             "--d-ff", "48", "--positions", positions, "--batch-size", "8", "--steps", "20", "--eval-every", "10",
+             "--threads", "1", "--snapshots", ""]
+    trained = run("train", "--corpus", paths["corpus"], "--out", paths["checkpoint"], *flags)
+    assert trained.returncode == 0, trained.stderr[-2000:]
+    exported = run("export", "--checkpoint", paths["checkpoint"], "--corpus", paths["corpus"], "--out", paths["model"])
+    assert exported.returncode == 0, exported.stderr[-2000:]
+    return paths

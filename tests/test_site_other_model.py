@@ -10,7 +10,7 @@ import re
 import sys
 
 import pytest
-from other_model import NAME, SHORT_NAME, other_model, short_model
+from other_model import NAME, ONE_LAYER_NAME, SHORT_NAME, one_layer_model, other_model, short_model
 from test_model_card import parse, squash
 
 from browser import build_site
@@ -191,3 +191,41 @@ def test_a_one_snapshot_timeline_says_one_step(short):
     formed = squash(docs["model.html"].find("section", id="formed").text())
     assert "kept one snapshot of this model on the way to the exported model, at step 0 (held-out" in formed
     assert "to step 0" not in formed and "shipped" not in formed
+
+
+# --- another shape: one layer of 4 heads, learned positions (no second layer, no ALiBi) ----------
+
+@pytest.fixture(scope="module", params=["alibi", "learned"])
+def one_layer(tmp_path_factory, request):
+    model = one_layer_model(tmp_path_factory.getbasetemp(), request.param)["model"]
+    meta = json.loads((model / "meta.json").read_text(encoding="utf-8"))
+    site = build_site(tmp_path_factory.mktemp("one-layer-pages"), "--model", str(model))
+    return {name: parse((site / name).read_text(encoding="utf-8")) for name in PAGES}, meta
+
+
+def test_a_one_layer_model_is_called_one_layer(one_layer):
+    docs, meta = one_layer
+    assert (meta["config"]["n_layer"], meta["config"]["n_head"]) == (1, 4)
+    assert "(1 layer × 4 heads)" in squash(docs["index.html"].text())
+    assert "a 1-layer, 4-head causal transformer" in squash(docs["model.html"].text())
+    assert "This model has 4 heads (one layer)" in squash(docs["attention.html"].text())
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_page_talks_of_a_second_layer_to_a_one_layer_model_or_of_alibi_to_learned_positions(one_layer, page):
+    docs, meta = one_layer
+    text = visible(docs[page])
+    false = ["layer 2", "1 layers", "layers of", "next layer", "every layer", "later layer", "second layer",
+             "induction circuit", "composes with"]
+    if meta["positions"]["scheme"] == "learned":
+        false += ["ALiBi", "slope", "distance bias"]
+    for said in false:
+        assert said.lower() not in text.lower(), f"{page} says {said!r} of a 1-layer model, {meta['positions']['scheme']}"
+    assert f"{ONE_LAYER_NAME}.txt" in text or page == "embed.html"
+
+
+def test_one_held_out_window_is_one_window():
+    from export.heads import definitions
+
+    assert definitions(64, 1, 63, 0)["windows"].startswith("one 64-token window of the held-out text")
+    assert definitions(64, 3, 63, 0)["windows"].startswith("3 non-overlapping 64-token windows")

@@ -14,7 +14,7 @@ export function headsIntro(config, who) {
   const { n_layer: layers, n_head: heads } = config;
   const after = layers === 2 ? "the second reads what the first wrote" : "each reads what the ones before it wrote";
   const order = layers > 1 ? `The ${layers} layers read your text one after the other (${after})` : "One layer reads your text";
-  return `${order}; each has ${plural(heads, "head")}, and each head decides for itself how much of each earlier ` +
+  return `${order}; ${layers > 1 ? "each" : "it"} has ${plural(heads, "head")}, and each head decides for itself how much of each earlier ` +
     `token it takes in. A strip is one head\u2019s row for ${who} (its cell outlined), earlier tokens on the left.`;
 }
 
