@@ -45,16 +45,17 @@ export function setAttr(el, name, value) {
 }
 
 /**
- * Scrolls the least needed to show `el` whole (block "nearest"), smoothly unless the reader
- * asked for reduced motion. Panels off screen keep a placeholder height until they are first
- * scrolled to (content-visibility), so the first scroll can land short of a panel far below:
- * once it has ended and they have their real height, a second one corrects it.
+ * Scrolls `el` into view (by default the least needed to show it whole), smoothly unless the
+ * reader asked for reduced motion. Panels off screen keep a placeholder height until they are
+ * first scrolled to (content-visibility), and a new text re-lays the view out, so the first
+ * scroll can land short: once it has ended and they have their real height, a second one corrects it.
  * @param {Element} el
+ * @param {ScrollLogicalPosition} [block]
  */
-export function bringIntoView(el) {
+export function bringIntoView(el, block = "nearest") {
   const behavior = matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth";
-  const again = () => el.scrollIntoView({ block: "nearest", behavior });
-  el.scrollIntoView({ block: "nearest", behavior });
+  const again = () => el.scrollIntoView({ block, behavior });
+  el.scrollIntoView({ block, behavior });
   if (behavior === "auto" || !("onscrollend" in window)) {
     requestAnimationFrame(() => requestAnimationFrame(again));
     return;

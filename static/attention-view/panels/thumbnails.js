@@ -8,7 +8,7 @@
 // T = 128 repainting them on every key cost a few ms of the frame); while closed, not at all.
 // Each head has the slots "thumb-badge:L.H" and "thumb-tools:L.H".
 
-import { h, setHidden, setAttr } from "../core/dom.js";
+import { h, setHidden, setAttr, bringIntoView } from "../core/dom.js";
 import { WIDE_PX } from "../core/skeleton.js";
 import { headMatrix, wholePercent } from "../readouts/readouts.js";
 import { paintMatrix } from "./charts.js";
@@ -29,8 +29,8 @@ function exampleOf(meta, layer, head) {
  */
 function showExample(ctx, layer, head) {
   ctx.act({ type: "example", layer, head }, { focusChip: true });
-  const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
-  ctx.host.shadowRoot.querySelector(".row-panel")?.scrollIntoView({ block: "start", behavior: still ? "auto" : "smooth" });
+  const row = ctx.host.shadowRoot?.querySelector(".row-panel");
+  if (row) bringIntoView(row, "start");
 }
 
 /** @type {import("../core/feature.js").Feature} */
