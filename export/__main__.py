@@ -193,7 +193,7 @@ def check_only(ns: argparse.Namespace, train_flags: list[str]) -> None:
     read_corpus(Path(ns.corpus))
     check_out_folder(Path(ns.out))
     print(f"export check ok: {ns.corpus} is readable, {ns.out}/ is writable, the flags are valid "
-          f"for {n_layer} layers x {n_head} heads")
+          f"for {n_layer} layer{'s' * (n_layer != 1)} x {n_head} head{'s' * (n_head != 1)}")
 
 
 def verified(folder: Path, files: dict[str, bytes]) -> None:

@@ -152,3 +152,10 @@ def test_a_shape_the_curriculum_does_not_fit_trains_the_plain_recipe(shape):
     assert (args.steps, args.synthetic_steps, args.repeat_frac, args.text_heads_off, args.seed) == (150, 0, 0.0, "", 9)
     assert args.model.layer1_slope_scale == 1.0
     assert line.startswith("recipe: the plain text-only recipe, 150 steps") and "does not fit this model" in line
+    assert "1 layers" not in line
+
+
+def test_the_export_check_counts_one_layer_as_one(corpus, tmp_path):
+    proc = run("--check", "--corpus", corpus, "--out", tmp_path / "m", "--", "--n-layer", "1", "--n-head", "1", module="export")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("the flags are valid for 1 layer x 1 head"), proc.stdout

@@ -170,8 +170,8 @@ class TrainArgs:
         try:
             pairs = parse_ablate({"n_layer": cfg.n_layer, "n_head": cfg.n_head}, getattr(self, name))
         except ModelError as err:
-            raise ValueError(f"{name}={getattr(self, name)!r} is not layer.head pairs within {cfg.n_layer} layers "
-                             f"x {cfg.n_head} heads (1-based): {err}") from None
+            raise ValueError(f"{name}={getattr(self, name)!r} is not layer.head pairs within {cfg.n_layer} "
+                             f"layer{'s' * (cfg.n_layer != 1)} x {cfg.n_head} head{'s' * (cfg.n_head != 1)} (1-based): {err}") from None
         return [(layer - 1, head - 1) for layer, head in pairs] or None
 
     def applies(self, name: str, value: str, step: int) -> bool:
