@@ -216,7 +216,7 @@ def test_no_page_talks_of_a_second_layer_to_a_one_layer_model_or_of_alibi_to_lea
     docs, meta = one_layer
     text = visible(docs[page])
     false = ["layer 2", "1 layers", "layers of", "next layer", "every layer", "later layer", "second layer",
-             "induction circuit", "composes with"]
+             "induction circuit", "composes with", "heads, L layers"]
     if meta["positions"]["scheme"] == "learned":
         false += ["ALiBi", "slope", "distance bias"]
     for said in false:
