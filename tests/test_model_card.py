@@ -12,7 +12,8 @@ from __future__ import annotations
 import copy
 import json
 import re
-import shutil
+import subprocess
+import sys
 import urllib.parse
 from html.parser import HTMLParser
 from pathlib import Path
@@ -21,7 +22,7 @@ import pytest
 from circuit_model import CIRCUIT_MODEL
 from other_model import other_model
 
-from browser import build_site, serve_dir
+from browser import BUILD_SCRIPT, build_site, serve_dir
 from conftest import MODEL_DIR, WATCH_CSP, watched_page
 from export.head_scores import SCORE_NAMES
 
@@ -155,10 +156,11 @@ def committed_meta() -> dict:
     return json.loads((MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
 
 
-def build_with_meta(out: Path, model_dir: Path, meta: dict) -> Path:
+def build_with_meta(out: Path | None, model_dir: Path, meta: dict) -> Path:
     """The real build script on a model folder that holds this meta.json beside the committed
     model's files (linked, not copied: the build checks each against the sizes and sha256 the
-    meta.json records, which these edited copies keep), and its timeline when it points to one."""
+    meta.json records, which these edited copies keep), and its timeline when it points to one.
+    out None: the folder alone, not built."""
     model_dir.mkdir(parents=True, exist_ok=True)
     names = list(meta.get("files") or {})
     if meta.get("timeline"):
@@ -170,7 +172,7 @@ def build_with_meta(out: Path, model_dir: Path, meta: dict) -> Path:
         (model_dir / name).parent.mkdir(parents=True, exist_ok=True)
         (model_dir / name).symlink_to(MODEL_DIR / name)
     (model_dir / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
-    return build_site(out, "--model", str(model_dir))
+    return build_site(out, "--model", str(model_dir)) if out else model_dir
 
 
 @pytest.fixture(scope="session")
@@ -398,27 +400,24 @@ def test_every_page_header_links_to_the_model_card(built_site):
         assert (links[0].attrs.get("aria-current") == "page") == (path.name == "model.html"), path.name
 
 
-def test_builds_from_a_meta_json_without_heads_or_history(tmp_path):
-    """An older or custom meta.json (no heads, history, head definitions, companions, positions,
-    default-view evidence) still gives a model card, which names what is missing."""
+@pytest.mark.parametrize("field", ["heads", "head_definitions", "positions", "metrics.history", "corpus.companions"])
+def test_a_meta_json_without_a_recorded_field_is_refused_naming_it(tmp_path, field):
+    """meta.json has one definition (attention_live/meta.schema.json): a folder whose meta.json
+    lacks what export writes (an older or hand-made one) builds no model card that would have to
+    guess; the build refuses it in one line that names the field."""
     meta = sample_v2_fields(committed_meta())
-    for key in ("heads", "head_definitions", "positions"):
-        meta.pop(key)
-    meta["config"].pop("positions")
-    meta["metrics"].pop("history")
-    meta["corpus"].pop("companions")
-    for key in ("top_weight", "top_key", "story"):
-        meta["default"].pop(key)
-    site = build_with_meta(tmp_path / "site", tmp_path / "model", meta)
-    doc = parse((site / "model.html").read_text(encoding="utf-8"))
-    assert figure(doc, "n_params") == f"{meta['n_params']:,}"
-    assert figure(doc, "heldout_bpc") == f"{meta['metrics']['heldout_bpc']:.3f}"
-    assert doc.find("polyline") is None and doc.find(data_missing="history") is not None
-    assert doc.find("tr", data_head=True) is None and doc.find(data_missing="heads") is not None
-    assert figure(doc, "positions") == "not recorded"
-    lede = squash(doc.find("header", class_="mc-intro").text())
-    assert re.search(r"does not record .*the training history.*the head scores and roles", lede)
-    assert [r.attrs["data-text"] for r in doc.find_all("tr", data_text=True)] == [meta["corpus"]["name"]]
+    *parents, last = field.split(".")
+    node = meta
+    for key in parents:
+        node = node[key]
+    node.pop(last)
+    model_dir = build_with_meta(None, tmp_path / "model", meta)
+    proc = subprocess.run([sys.executable, str(BUILD_SCRIPT), "--out", str(tmp_path / "site"), "--model", str(model_dir)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stdout
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and last in lines[0], lines
+    assert not (tmp_path / "site").exists()
 
 
 # --- real Chromium ---------------------------------------------------------------------------
