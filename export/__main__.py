@@ -33,7 +33,7 @@ from export.timeline import MANIFEST, timeline_files
 from export.to_onnx import OPSET, export_onnx_bytes
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.data import read_corpus
-from train.files import UserError, atomic_write_bytes, sha256_bytes
+from train.files import CommandLine, UserError, atomic_write_bytes, sha256_bytes
 from train.model import alibi_slopes, permute_heads
 from train.tokenizer import load_tokenizer_json
 
@@ -157,7 +157,7 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m export", description=__doc__)
+    p = CommandLine(prog="python -m export", description=__doc__)
     p.add_argument("--checkpoint", default="checkpoints/alice.pt", help="default: %(default)s")
     p.add_argument("--corpus", required=True,
                    help="the text the checkpoint was trained on: its held-out 10%% is where heads are measured")
@@ -177,10 +177,6 @@ def parser() -> argparse.ArgumentParser:
                    help="check the corpus, the output folder and the flags, write nothing (no checkpoint needed); "
                         "the training flags after -- (as `python -m train` gets them) give the model's shape")
 
-    def one_line(message: str):  # the project's answer to bad input: one line, exit 2 (argparse adds its usage)
-        p.exit(2, f"error: {p.prog}: {message}\n")
-
-    p.error = one_line
     return p
 
 

@@ -10,7 +10,6 @@ leaves static/model/ and the checkpoint as they were, or, once the swap is done,
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import sys
@@ -20,7 +19,7 @@ from pathlib import Path
 from attention_live.integrity import FolderMismatch, verify_model_folder
 from export.checks import check_out_folder
 from export.replace_folder import Interrupts, replacing_folder, run_replacing
-from train.files import UserError
+from train.files import CommandLine, UserError
 
 
 def copy_synced(source: Path, target: Path) -> None:
@@ -74,7 +73,7 @@ def ship(model: Path, checkpoint: Path, to: Path, checkpoint_to: Path, interrupt
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m export.ship", description=__doc__.splitlines()[0])
+    p = CommandLine(prog="python -m export.ship", description=__doc__.splitlines()[0])
     p.add_argument("--model", type=Path, required=True, help="the model folder to ship (models/NAME)")
     p.add_argument("--checkpoint", type=Path, required=True, help="its checkpoint (models/NAME.pt)")
     p.add_argument("--to", type=Path, default=Path("static/model"), help="the shipped model folder (default: %(default)s)")

@@ -198,3 +198,11 @@ def test_train_writes_beside_the_shipped_model_by_default(tmp_path):
 
     assert TrainArgs(corpus="some/where/alice.txt").output().as_posix() == "models/alice.pt"
     assert TrainArgs(corpus="x.txt", out="a/b.pt").output().as_posix() == "a/b.pt"
+
+
+@pytest.mark.parametrize("module", ["train", "train.evaluate", "train.download", "export", "export.ship"])
+def test_a_flag_that_is_no_flag_is_one_line(module, tmp_path):
+    """argparse's own refusals (an unknown flag, a number that is not one) as one `error:` line too,
+    not a usage block (make model STEPS=abc reaches the trainer as --fit-steps abc)."""
+    proc = run(module, "--steps", "abc", "--out", tmp_path / "never")
+    assert_clean_failure(proc, folder=tmp_path / "never")

@@ -13,7 +13,7 @@ from pathlib import Path
 from train.checkpoint import load_checkpoint
 from train.data import read_companions, read_corpus
 from train.evaluate import report
-from train.files import UserError, ensure_writable_dir
+from train.files import CommandLine, UserError, ensure_writable_dir
 from train.machine import check_machine
 from train.model import ModelConfig
 from train.recipe import fit_steps, recipe_line
@@ -55,7 +55,7 @@ def _add_flags(p: argparse.ArgumentParser, cls, skip=()) -> None:
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     defaults = TrainArgs(corpus="")
-    p = argparse.ArgumentParser(prog="python -m train", description=__doc__)
+    p = CommandLine(prog="python -m train", description=__doc__)
     p.add_argument("--corpus", help="any UTF-8 text file (Project Gutenberg boilerplate is stripped)")
     p.add_argument("--companions", nargs="*", default=[], metavar="DIR_OR_FILE",
                    help="more UTF-8 texts (or folders of *.txt) that only ever train")

@@ -19,7 +19,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from train.data import strip_gutenberg
-from train.files import UserError, atomic_write_text, ensure_writable_dir
+from train.files import CommandLine, UserError, atomic_write_text, ensure_writable_dir
 
 URL = "https://www.gutenberg.org/cache/epub/{n}/pg{n}.txt"
 ALICE = ("alice.txt", 11)
@@ -73,7 +73,7 @@ def download(out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.download", description=__doc__,
+    p = CommandLine(prog="python -m train.download", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="corpus", help="folder to fill (git-ignored; default: %(default)s)")
     ns = p.parse_args(argv)

@@ -3,14 +3,13 @@ gzip -9, xz and bzip2 on the same split (each compressor has seen the first 90%,
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.data import compressor_baselines, nats_to_bpc, read_corpus
-from train.files import UserError
+from train.files import CommandLine, UserError
 from train.tokenizer import encode, load_tokenizer_json
 from train.trainer import heldout_nats
 
@@ -114,7 +113,7 @@ def recorded_corpus(meta: dict, meta_path: Path, given: Path | None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__)
+    p = CommandLine(prog="python -m train.evaluate", description=__doc__)
     p.add_argument("--checkpoint", default="checkpoints/alice.pt", help="default: %(default)s")
     p.add_argument("--meta", help="the checkpoint's exported meta.json: the text it records is the one scored, "
                                   "and the targets table is printed too")

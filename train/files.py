@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 import tempfile
@@ -13,6 +14,14 @@ os.umask(_UMASK)
 
 class UserError(Exception):
     """A problem the user can fix (bad input file, unwritable folder): printed without a traceback."""
+
+
+class CommandLine(argparse.ArgumentParser):
+    """argparse with the project's answer to a bad flag: one `error:` line and exit 2, without
+    the usage block argparse prints first (`--help` still shows it)."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {self.prog}: {message}\n")
 
 
 def sha256_bytes(data: bytes) -> str:
