@@ -117,7 +117,8 @@ class Model:
 
     def __repr__(self) -> str:
         c = self.config
-        return f"Model({str(self.folder)!r}: {c['n_layer']} layers x {c['n_head']} heads, {c['n_ctx']} tokens of context)"
+        layers, heads = (f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((c["n_layer"], "layer"), (c["n_head"], "head")))
+        return f"Model({str(self.folder)!r}: {layers} x {heads}, {c['n_ctx']} tokens of context)"
 
     @property
     def heads(self) -> list[Head]:

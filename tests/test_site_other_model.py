@@ -211,6 +211,13 @@ def test_a_one_layer_model_is_called_one_layer(one_layer):
     assert "This model has 4 heads (one layer)" in squash(docs["attention.html"].text())
 
 
+def test_the_package_calls_a_one_layer_model_one_layer(tmp_path_factory):
+    from attention_live import Model
+
+    model = Model(one_layer_model(tmp_path_factory.getbasetemp(), "learned")["model"])
+    assert ": 1 layer x 4 heads," in repr(model)
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_no_page_talks_of_a_second_layer_to_a_one_layer_model_or_of_alibi_to_learned_positions(one_layer, page):
     docs, meta = one_layer
