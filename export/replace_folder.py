@@ -42,8 +42,10 @@ class Interrupts:
         return self
 
     def __exit__(self, *exc):
+        # Once the new folder is in place the run has nothing left to stop: a signal arriving
+        # between here and the process's exit would otherwise turn a finished run into a traceback.
         for number, handler in self._previous.items():
-            signal.signal(number, handler)
+            signal.signal(number, signal.SIG_IGN if self._committed else handler)
         self._previous = {}
 
     def _on_signal(self, number, frame):

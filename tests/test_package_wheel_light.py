@@ -54,6 +54,8 @@ def test_the_bundle_builds_from_the_light_files_alone(tmp_path):
     shutil.copytree(ROOT / "attention_live" / "frontend", light / "attention_live" / "frontend")
     shipped_model = str(ROOT / "static")  # the model folder is no input of the bundle (13 MB)
     shutil.copytree(ROOT / "static", light / "static", ignore=lambda d, names: ["model"] if d == shipped_model else [])
+    # esbuild reads the checkout's tsconfig.json (its strictness decides "use strict"): a checkout has it.
+    shutil.copy2(ROOT / "tsconfig.json", light / "tsconfig.json")
     # What site/runtime_files.py unpacks, then what bundle_inputs.py adds: nothing else.
     wanted = [*build.VENDOR_FILES, build.BUNDLER_FILE]
     wanted += [f"{name}/{rel}" for name, files in bundle_inputs().BUNDLE_INPUTS.items() for rel in files]

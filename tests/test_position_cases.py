@@ -23,8 +23,11 @@ import { readFileSync } from "node:fs";
 const { checkMeta } = await import(process.cwd() + "/static/attention-view/model/meta-check.js");
 const { positionScheme } = await import(process.cwd() + "/static/attention-view/readouts/positions.js");
 const { config, blocks } = JSON.parse(readFileSync(0, "utf8"));
+// A whole meta.json (the shipped one, whose every other field the check accepts) with only the
+// config and the positions record replaced: the check then speaks of the positions alone.
+const base = JSON.parse(readFileSync(process.cwd() + "/static/model/meta.json", "utf8"));
 const read = (positions) => {
-  const meta = { config, positions };
+  const meta = { ...base, config: { ...base.config, ...config }, positions };
   try { checkMeta(meta); } catch (err) { return { error: String(err.message) }; }
   const p = positionScheme(meta);
   const slopes = [];
