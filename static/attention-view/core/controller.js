@@ -190,7 +190,7 @@ export class Controller {
     paintFrame(/** @type {UI} */ (this.ui), view);
     for (const part of this.parts) part.paint?.(view);
     const shell = /** @type {Shell} */ (this.shell);
-    if (!run.live && this.status !== "preview") this.setStatus("preview", shell.statusText.textContent);
+    if (!run.live && !["preview", "error"].includes(this.status)) this.setStatus("preview", shell.statusText.textContent); // a failure during the run stays said
     if (!this.painted) {
       this.painted = true;
       reveal(shell).then(() => requestAnimationFrame(() => performance.mark("attention-view:first-row")));
