@@ -43,11 +43,7 @@ def other_model(base: Path) -> dict[str, Path]:
         return paths
     folder.mkdir(exist_ok=True)
     paths["corpus"].write_text(harbour_text(), encoding="utf-8")
-    trained = run("train", "--corpus", paths["corpus"], "--out", paths["checkpoint"], *TRAIN_FLAGS)
-    assert trained.returncode == 0, trained.stderr[-2000:]
-    exported = run("export", "--checkpoint", paths["checkpoint"], "--corpus", paths["corpus"], "--out", paths["model"])
-    assert exported.returncode == 0, exported.stderr[-2000:]
-    return paths
+    return trained_and_exported(paths, TRAIN_FLAGS)
 
 
 SHORT_NAME = "mystory"
@@ -67,11 +63,7 @@ def short_model(base: Path) -> dict[str, Path]:
     # The default vocabulary asked for (2,048): a short text runs out of merges well before it.
     flags = ["--vocab-size", "2048", *TRAIN_FLAGS[2: TRAIN_FLAGS.index("--steps")], "--steps", "50", "--eval-every", "10",
              "--threads", "1", "--snapshots", "0"]
-    trained = run("train", "--corpus", paths["corpus"], "--out", paths["checkpoint"], *flags)
-    assert trained.returncode == 0, trained.stderr[-2000:]
-    exported = run("export", "--checkpoint", paths["checkpoint"], "--corpus", paths["corpus"], "--out", paths["model"])
-    assert exported.returncode == 0, exported.stderr[-2000:]
-    return paths
+    return trained_and_exported(paths, flags)
 
 
 ONE_LAYER_NAME = "onelayer"
@@ -92,6 +84,11 @@ def one_layer_model(base: Path, positions: str = "learned") -> dict[str, Path]:
     flags = ["--vocab-size", "300", "--n-ctx", "64", "--n-layer", "1", "--n-head", "4", "--d-model", "24",
              "--d-ff", "48", "--positions", positions, "--batch-size", "8", "--steps", "20", "--eval-every", "10",
              "--threads", "1", "--snapshots", ""]
+    return trained_and_exported(paths, flags)
+
+
+def trained_and_exported(paths: dict[str, Path], flags) -> dict[str, Path]:
+    """Train paths["checkpoint"] on paths["corpus"] with `flags`, export it to paths["model"]."""
     trained = run("train", "--corpus", paths["corpus"], "--out", paths["checkpoint"], *flags)
     assert trained.returncode == 0, trained.stderr[-2000:]
     exported = run("export", "--checkpoint", paths["checkpoint"], "--corpus", paths["corpus"], "--out", paths["model"])
