@@ -284,7 +284,7 @@ def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: in
 # export --examples-from: where the heads' example sentences (and a fallback opening view) are
 # searched. "sample" keeps every sentence of a text that must not be published out of the model's
 # files: the project's own training books are never committed, so the shipped model uses it.
-EXAMPLES_FROM = {"held-out": HELDOUT_SOURCE, "sample": SAMPLE_SOURCE}
+EXAMPLES_FROM = ("held-out", "sample")
 
 
 def example_source(tokenizer, heldout_text: str, n_ctx: int, examples_from: str = "held-out") -> tuple[str, list[int]]:
