@@ -77,13 +77,13 @@ EXPORT_FLAGS = --corpus "$(CORPUS)" --out $(MODEL_OUT) $(if $(DESCRIPTION),--cor
 
 serve: site
 	@echo "Serving the live page at http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
-	$(PY) site/serve.py --dir $(SITE) --port $(PORT) $(if $(CORS),--cors)
+	$(PY) -m site_builder.serve --dir $(SITE) --port $(PORT) $(if $(CORS),--cors)
 
 test: $(call GROUP,test) $(NODE) $(CHROMIUM) $(FIREFOX) $(WEBKIT) $(XVFB) lint
 	$(PY) -m pytest
 
 site: $(call GROUP,site) $(RUNTIME)
-	$(PY) site/build.py --out $(SITE) --model $(MODEL)
+	$(PY) -m site_builder.build --out $(SITE) --model $(MODEL)
 
 # Train tokenizer + model on CORPUS + COMPANIONS and export models/NAME/. Everything training and
 # export will need is checked first (train --check also prints the recipe and the time the run
@@ -111,7 +111,7 @@ export: $(call GROUP,train)
 # in whole (export/ship.py): an incomplete folder or a Ctrl-C leaves the shipped model as it was.
 ship:
 	$(PY) -m export.ship --model $(MODEL_OUT) --checkpoint $(CKPT) --to static/model --checkpoint-to $(SHIPPED_CKPT)
-	$(PY) site/doc_numbers.py
+	$(PY) -m site_builder.doc_numbers
 	@echo "shipped $(NAME): static/model/, $(SHIPPED_CKPT) and the figures in README.md and docs/model.md replaced; rebuild with make site, commit them"
 
 # Every `file.ext name` pointer in comments and docs resolves (tools/check_pointers.py), ruff
@@ -122,7 +122,7 @@ lint: $(call GROUP,test) $(NODE)
 	$(PY) -m ruff check .
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-# The widget's state keys for the Python side (site/build.py, site/model_card.py) and its State
+# The widget's state keys for the Python side (site_builder/build.py, site_builder/model_card.py) and its State
 # typedef, written from its schema (static/attention-view/state.js: core's keys and every
 # feature's); tests/test_state_schema.py checks both are current. Then what meta.json's schema
 # (attention_live/meta.schema.json) writes: the widget's required fields and Meta typedef and the
@@ -130,8 +130,8 @@ lint: $(call GROUP,test) $(NODE)
 SCHEMA_JSON := static/attention-view/state-schema.json
 STATE_TYPE := static/attention-view/state-type.js
 schema: $(NODE)
-	node site/state_schema.mjs > $(SCHEMA_JSON).tmp && mv $(SCHEMA_JSON).tmp $(SCHEMA_JSON)
-	node site/state_schema.mjs --typedef > $(STATE_TYPE).tmp && mv $(STATE_TYPE).tmp $(STATE_TYPE)
+	node site_builder/state_schema.mjs > $(SCHEMA_JSON).tmp && mv $(SCHEMA_JSON).tmp $(SCHEMA_JSON)
+	node site_builder/state_schema.mjs --typedef > $(STATE_TYPE).tmp && mv $(STATE_TYPE).tmp $(STATE_TYPE)
 	python3 tools/meta_schema_outputs.py
 
 bench: site $(CHROMIUM)
@@ -164,7 +164,7 @@ $(NODE): package.json package-lock.json
 
 # What the site needs: only the runtime files build.py copies (a full install has them too).
 $(RUNTIME): package-lock.json | $(call GROUP,site)
-	@if [ -f $(NODE) ]; then touch $@; else $(PY) site/runtime_files.py; fi
+	@if [ -f $(NODE) ]; then touch $@; else $(PY) -m site_builder.runtime_files; fi
 
 # Debian's packages for the browsers, each installed when its binary is missing.
 APT_INSTALL = $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y

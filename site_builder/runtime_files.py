@@ -22,7 +22,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from build import BUNDLER_FILE, NODE_MODULES, ROOT, VENDOR_FILES
+from site_builder.build import BUNDLER_FILE, NODE_MODULES, ROOT, VENDOR_FILES
 
 MARKER = NODE_MODULES / ".runtime"
 

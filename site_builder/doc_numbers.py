@@ -18,9 +18,8 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from doc_snippets import fill, parts  # noqa: E402
-from model_facts import circuit_reads, curriculum, percent, token_text, training_texts  # noqa: E402
+from site_builder.doc_snippets import fill, parts
+from site_builder.model_facts import circuit_reads, curriculum, percent, token_text, training_texts
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "static" / "model"

@@ -46,7 +46,7 @@ def write_service_worker(out: Path, params: list[str]) -> dict:
     bytes, which is what makes the browser install the new version (see site/sw.js)."""
     data = manifest(out, params)
     header = f"self.OFFLINE = {json.dumps(data, separators=(',', ':'))};\n"
-    source = (ROOT / "site" / "sw.js").read_text(encoding="utf-8")
+    source = (ROOT / "site_builder" / "sw.js").read_text(encoding="utf-8")
     tmp = out / (SERVICE_WORKER + ".tmp")
     tmp.write_text(header + source, encoding="utf-8")
     tmp.replace(out / SERVICE_WORKER)

@@ -18,6 +18,8 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
+from site_builder.build import VENDOR_FILES
+
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "static"
 NODE_MODULES = ROOT / "node_modules"
@@ -111,21 +113,10 @@ def megabytes(n: int) -> str:
     return f"{n / 1e6:.1f} MB"
 
 
-def site_build():
-    """site/build.py (the copy's own rules), loaded by path: a module named `build` may be another
-    package (PyPA's) where this runs."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("site_build", Path(__file__).resolve().parent / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def copied_bytes() -> dict[str, int] | None:
     """What `python -m attention_live.assets` copies (the site's static/ as site/build.py copies
     it, plus the runtime files from node_modules), by part; None without node_modules."""
-    vendor = [NODE_MODULES / rel for rel in site_build().VENDOR_FILES]
+    vendor = [NODE_MODULES / rel for rel in VENDOR_FILES]
     if not all(p.is_file() for p in vendor):
         return None
     static = [p for p in STATIC.rglob("*") if p.is_file() and "__pycache__" not in p.parts

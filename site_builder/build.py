@@ -31,16 +31,12 @@ from pathlib import Path
 
 import jinja2
 
+from site_builder import model_card, model_facts, timeline_story
+from site_builder.offline_manifest import SERVICE_WORKER, write_service_worker
+from site_builder.output_folder import OutputFolderError, replacing
+from site_builder.state_keys import page_params, state_keys
+
 ROOT = Path(__file__).resolve().parent.parent
-# The build's helper modules (site/*.py) import as top-level modules from
-# here; the folder itself is never a package (it would shadow Python's own `site`).
-sys.path.insert(0, str(ROOT / "site"))
-import model_card  # noqa: E402
-import model_facts  # noqa: E402
-import timeline_story  # noqa: E402
-from offline_manifest import SERVICE_WORKER, write_service_worker  # noqa: E402
-from output_folder import OutputFolderError, replacing  # noqa: E402
-from state_keys import page_params, state_keys  # noqa: E402
 
 
 def _standalone(name: str):
@@ -56,7 +52,7 @@ def _standalone(name: str):
 # The one check of a model folder against its meta.json, and of meta.json against its schema.
 integrity = _standalone("integrity")
 meta_schema = _standalone("meta_schema")
-TEMPLATES = ROOT / "site" / "templates"
+TEMPLATES = ROOT / "site_builder" / "templates"
 STATIC = ROOT / "static"
 NODE_MODULES = ROOT / "node_modules"
 

@@ -10,7 +10,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from offline_manifest import SERVICE_WORKER
+from site_builder.offline_manifest import SERVICE_WORKER
 
 
 class OutputFolderError(RuntimeError):

@@ -16,8 +16,8 @@ Imported by site/build.py, which puts site/ on the import path.
 
 from __future__ import annotations
 
-from model_facts import counted, final_model
-from permalink import permalink_hash
+from site_builder.model_facts import counted, final_model
+from site_builder.permalink import permalink_hash
 
 SPEEDUP = 1.5  # "faster than just before": at least this many times the fall per step
 MIN_DROP = 0.02  # ... and at least this many bits per character over the interval

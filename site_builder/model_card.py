@@ -12,9 +12,9 @@ Imported by site/build.py, which puts site/ on the import path (build.py is a sc
 
 from __future__ import annotations
 
-from model_charts import curve, grouped, quality
-from model_facts import asked_vocab, circuit_reads, counted, curriculum, token_text
-from permalink import permalink_hash, to_hash  # noqa: F401  (to_hash: the card's callers read it here)
+from site_builder.model_charts import curve, grouped, quality
+from site_builder.model_facts import asked_vocab, circuit_reads, counted, curriculum, token_text
+from site_builder.permalink import permalink_hash, to_hash  # noqa: F401  (to_hash: the card's callers read it here)
 
 SHA_PREFIX = 12
 
