@@ -20,7 +20,6 @@ manifest of every built file with its sha256 and a version derived from all of t
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import platform
 import shutil
@@ -31,6 +30,10 @@ from pathlib import Path
 
 import jinja2
 
+# The one check of a model folder against its meta.json, and of meta.json against its schema:
+# standard-library modules of the package, which import without numpy or onnxruntime (a site
+# build has jinja2 alone).
+from attention_live import integrity, meta_schema
 from site_builder import model_card, model_facts, timeline_story
 from site_builder.offline_manifest import SERVICE_WORKER, write_service_worker
 from site_builder.output_folder import OutputFolderError, replacing
@@ -38,20 +41,6 @@ from site_builder.state_keys import page_params, state_keys
 
 ROOT = Path(__file__).resolve().parent.parent
 
-
-def _standalone(name: str):
-    """attention_live/NAME.py, a standard-library-only module of the package, loaded from its
-    file: importing the package would load numpy and onnxruntime, which a site build (jinja2
-    alone) does not have."""
-    spec = importlib.util.spec_from_file_location(f"attention_live_{name}", ROOT / "attention_live" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-# The one check of a model folder against its meta.json, and of meta.json against its schema.
-integrity = _standalone("integrity")
-meta_schema = _standalone("meta_schema")
 TEMPLATES = ROOT / "site_builder" / "templates"
 STATIC = ROOT / "static"
 NODE_MODULES = ROOT / "node_modules"
