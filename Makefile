@@ -122,7 +122,7 @@ lint: $(call GROUP,test) $(NODE)
 	$(PY) -m ruff check .
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-# The widget's state keys for the Python side (site_builder/build.py, site_builder/model_card.py) and its State
+# The widget's state keys for the Python side (site_builder/build.py and model_card.py) and its State
 # typedef, written from its schema (static/attention-view/state.js: core's keys and every
 # feature's); tests/test_state_schema.py checks both are current. Then what meta.json's schema
 # (attention_live/meta.schema.json) writes: the widget's required fields and Meta typedef and the
@@ -182,11 +182,11 @@ $(WEBKIT) $(XVFB) &:
 	$(APT_INSTALL) webkit2gtk-driver xvfb xauth
 
 # dist/attention_live-*.whl: the package with the model, the widget's bundle and its runtime
-# files copied in (packaging/build_wheel.py). `pip install dist/attention_live-*.whl` needs nothing else.
+# files copied in (wheel_builder/build_wheel.py). `pip install dist/attention_live-*.whl` needs nothing else.
 # Building it needs only what it zips: the `wheel` group (jinja2, setuptools) and the runtime files
 # with esbuild's binary ($(RUNTIME)); build_wheel.py fetches the bundle's few other npm files.
 wheel: $(call GROUP,wheel) $(RUNTIME)
-	$(PY) packaging/build_wheel.py --out dist
+	$(PY) -m wheel_builder.build_wheel --out dist
 
 # Like `site`, no editable install: the wheel's build needs none of the package's dependencies.
 .venv/.group-wheel: pyproject.toml | $(PIP_READY)

@@ -14,7 +14,7 @@ from attention_live.errors import ModelError
 
 PACKAGE = Path(__file__).resolve().parent
 ASSETS = PACKAGE / "_assets"  # written by `make wheel` into the wheel only, never committed
-# The site's static/ folder as site/build.py writes it: the element, its runtime files and the
+# The site's static/ folder as site_builder/build.py writes it: the element, its runtime files and the
 # model, for pages that embed the view (`python -m attention_live.assets DEST`). The notebook
 # widget reads the model and the wasm from here too, so the wheel holds each file once.
 EMBED = ASSETS / "embed"

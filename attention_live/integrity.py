@@ -1,13 +1,13 @@
 """A model folder checked against the meta.json it holds: every file meta.json lists (its size
 and sha256) and, when the model has a training timeline, the timeline's manifest and every
 snapshot graph the manifest lists. Export and `make ship` run it on the folder they are about to
-swap in, site/build.py before it builds a site on a folder, and `Model` before it loads one, so
+swap in, site_builder/build.py before it builds a site on a folder, and `Model` before it loads one, so
 a graph that is not the one meta.json describes (an edited file, an interrupted copy, a
 snapshot put in the model's place) is refused by name instead of computing something else.
 
-Standard library only, and importing nothing from the package: site/build.py runs where only
-jinja2 is installed and loads this file by its path (importing the package would load numpy and
-onnxruntime)."""
+Standard library only, and importing nothing from the package: site_builder/build.py imports it
+where only jinja2 is installed (the package's __init__ loads numpy and onnxruntime only when `Model`
+is first asked for)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """meta.json checked against its one definition, attention_live/meta.schema.json (JSON Schema,
-draft 2020-12): export before it writes a folder, site/build.py and `Model` before they read
+draft 2020-12): export before it writes a folder, site_builder/build.py and `Model` before they read
 one. The first field that is wrong is named ("meta.json has no default.top_key_text"), and a file
 of another format_version is refused in one sentence before anything else is looked at.
 
-Standard library only, and importing nothing from the package: site/build.py runs where only
-jinja2 is installed and loads this file by its path (the `jsonschema` package would add attrs,
+Standard library only, and importing nothing from the package: site_builder/build.py imports it
+where only jinja2 is installed (the `jsonschema` package would add attrs,
 referencing and the compiled rpds-py to the site's and the wheel's dependencies for the handful
 of keywords the schema uses). Those keywords are the whole of what this validator knows: type,
 enum, minimum, pattern, required, properties, additionalProperties, items, and $ref to $defs;

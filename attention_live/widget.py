@@ -27,7 +27,7 @@ BUNDLE = ASSETS / "widget.mjs"
 STATE_SCHEMA_FILE = ASSETS / "state_schema.json"
 # A file's name inside a model folder: relative, no part starting with a dot (so no "..").
 INSIDE = re.compile(r"(?:[\w-][\w.-]*/)*[\w-][\w.-]*")
-# The one wasm onnxruntime-web's wasm build loads (site/build.py copies it to vendor/).
+# The one wasm onnxruntime-web's wasm build loads (site_builder/build.py copies it to vendor/).
 WASM = EMBED / "vendor" / "ort-wasm-simd-threaded.wasm"
 
 

@@ -5,7 +5,7 @@ so that drifting machine load hits both alike. Prints the medians and every load
 
     .venv/bin/python bench/ab.py [--base main] [--runs 9] [--a-flags=--no-bundle] [--b-flags=...]
 
---base . builds A from the work tree too: with --a-flags / --b-flags (site/build.py options, e.g.
+--base . builds A from the work tree too: with --a-flags / --b-flags (site_builder/build.py options, e.g.
 --no-bundle) that compares two builds of the same code.
 
 Figures from the page's own Performance timeline: first attention row (from golden.json), live
@@ -55,8 +55,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default="main", help="git revision of A (default main)")
     parser.add_argument("--runs", type=int, default=9, help="cold loads of each (default 9)")
-    parser.add_argument("--a-flags", default="", help="site/build.py options for A")
-    parser.add_argument("--b-flags", default="", help="site/build.py options for B")
+    parser.add_argument("--a-flags", default="", help="site_builder/build.py options for A")
+    parser.add_argument("--b-flags", default="", help="site_builder/build.py options for B")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 

@@ -2,7 +2,7 @@
 one registry of head scores. Everything else is derived from it: what `export/heads.py`
 measures, meta.json's `heads[].scores` and `head_definitions` (each score's definition, column
 label, the data it is measured on, the role thresholds and the even-attention figures), the model
-card's columns (site/model_card.py reads them from meta.json) and the score table in
+card's columns (site_builder/model_card.py reads them from meta.json) and the score table in
 docs/model-files.md (`python -m export.head_scores --docs` rewrites it; a test keeps it in sync).
 
 Adding a detector is one `@registered(...)` pattern function here plus a test on a hand-built pattern with a known

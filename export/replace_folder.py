@@ -3,7 +3,7 @@ a rename moves it), checked, then swapped in by one rename. Ctrl-C (SIGINT) or S
 moment, or a failure, leaves the previous folder exactly as it was (or, once the swap is done,
 the new one) and none of the folders this made: neither the one written beside the target nor
 the target's missing parents. `python -m export` and `python -m export.ship` replace model
-folders this way; site/output_folder.py does the same for the built site."""
+folders this way; site_builder/output_folder.py does the same for the built site."""
 
 from __future__ import annotations
 

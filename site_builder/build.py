@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Build the static site: render site/templates with jinja2 and copy the runtime files.
+"""Build the static site: render site_builder/templates with jinja2 and copy the runtime files.
 
 A script, not a package: a top-level `site` package would shadow Python's own `site` module.
 
-    python site/build.py [--out _site/] [--model DIR]
-    python site/build.py --out DIR --manifest-only   # re-hash an already built (or edited) folder
+    python -m site_builder.build [--out _site/] [--model DIR]
+    python -m site_builder.build --out DIR --manifest-only   # re-hash an already built (or edited) folder
 
 The output folder holds the site and nothing else (setuptools writes its own `build/`, which
 is why the site does not live there).
@@ -13,7 +13,7 @@ Every template whose path has no part starting with `_` is rendered to the same 
 path under the output folder (partials such as `_base.html` are only included). `static/`
 is copied to OUT/static/, and the handful of runtime files the page needs from node_modules
 go to OUT/static/vendor/, beside the modules that import them (ORT finds its wasm relative
-to its own URL, so they must sit together). Last, OUT/sw.js is written: site/sw.js behind a
+to its own URL, so they must sit together). Last, OUT/sw.js is written: site_builder/sw.js behind a
 manifest of every built file with its sha256 and a version derived from all of them.
 """
 
@@ -75,7 +75,7 @@ BUNDLES = {
     "pages/app.js": ["--external:../attention-view/widget.js"],
 }
 # The bundler's own binary, for this machine: `npm ci` installs it with the rest, and
-# site/runtime_files.py (make serve's light install) fetches it alone.
+# site_builder/runtime_files.py (make serve's light install) fetches it alone.
 _ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower(), platform.machine())
 BUNDLER_FILE = f"@esbuild/{platform.system().lower()}-{_ARCH}/bin/esbuild"
 ESBUILD = NODE_MODULES / BUNDLER_FILE
@@ -148,7 +148,7 @@ def bundle_widget(out: Path) -> None:
     beside it. The onnxruntime and tokenizer modules stay files of their own (paths.js: they
     are loaded by URL)."""
     if not ESBUILD.exists():
-        raise BuildError(f"{ESBUILD} is missing: run `npm ci` (or site/runtime_files.py) first")
+        raise BuildError(f"{ESBUILD} is missing: run `npm ci` (or site_builder/runtime_files.py) first")
     for name, extra in BUNDLES.items():
         path = out / "static" / name
         proc = subprocess.run([str(ESBUILD), str(path), "--bundle", "--minify", "--format=esm", "--target=es2022",
@@ -167,9 +167,9 @@ def make_env() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.globals["lab_reference"] = lab_reference
-    env.globals["model_card"] = model_card.card  # site/model_card.py
-    env.globals["model_facts"] = model_facts.facts  # site/model_facts.py
-    env.globals["timeline_story"] = timeline_story.story  # site/timeline_story.py
+    env.globals["model_card"] = model_card.card  # site_builder/model_card.py
+    env.globals["model_facts"] = model_facts.facts  # site_builder/model_facts.py
+    env.globals["timeline_story"] = timeline_story.story  # site_builder/timeline_story.py
     env.globals["widget_module"] = WIDGET_MODULE
     env.globals["view_attributes"] = view_attributes
     env.globals["chapters"] = CHAPTERS

@@ -1,5 +1,5 @@
 """The snippets and sizes the README and docs show, written from the shipped model's meta.json and
-the files a build copies, never by hand (site/doc_numbers.py puts them in place and checks them).
+the files a build copies, never by hand (site_builder/doc_numbers.py puts them in place and checks them).
 
 A document marks each generated part with a pair of comments, invisible once rendered:
 
@@ -114,7 +114,7 @@ def megabytes(n: int) -> str:
 
 
 def copied_bytes() -> dict[str, int] | None:
-    """What `python -m attention_live.assets` copies (the site's static/ as site/build.py copies
+    """What `python -m attention_live.assets` copies (the site's static/ as site_builder/build.py copies
     it, plus the runtime files from node_modules), by part; None without node_modules."""
     vendor = [NODE_MODULES / rel for rel in VENDOR_FILES]
     if not all(p.is_file() for p in vendor):

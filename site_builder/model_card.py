@@ -5,9 +5,9 @@ from the model folder's meta.json): nothing is typed in by hand. Fields that an 
 meta.json lacks (format 1 has no `heads`, `history`, `positions` or companions) come back as
 None / empty lists, and `missing` names them so the page can say what is not recorded.
 
-The two charts are site/model_charts.py; the sentences other pages share are site/model_facts.py.
+The two charts are site_builder/model_charts.py; the sentences other pages share are site_builder/model_facts.py.
 
-Imported by site/build.py, which puts site/ on the import path (build.py is a script, not a package).
+Imported by site_builder/build.py.
 """
 
 from __future__ import annotations

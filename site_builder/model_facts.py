@@ -2,7 +2,7 @@
 derived from meta.json at build time, so that the sentences stay true after a retrain or vanish.
 
 Each function returns None where meta.json does not record what its sentence needs; the
-templates then leave that sentence out. Imported by site/build.py (and site/model_card.py).
+templates then leave that sentence out. Imported by site_builder/build.py (and site_builder/model_card.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The offline worker's manifest: every built file with its sha256, the version derived from
 all of them, and the query parameters a cached page may be asked with. It is written into the
-worker script itself (OUT/sw.js = one generated line + site/sw.js), so a changed file changes
+worker script itself (OUT/sw.js = one generated line + site_builder/sw.js), so a changed file changes
 the worker's bytes, which is what makes a browser install the new version."""
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ def manifest(out: Path, params: list[str]) -> dict:
 
 
 def write_service_worker(out: Path, params: list[str]) -> dict:
-    """OUT/sw.js: site/sw.js behind one generated line, `self.OFFLINE = {version, files, lazy, params}`.
+    """OUT/sw.js: site_builder/sw.js behind one generated line, `self.OFFLINE = {version, files, lazy, params}`.
     The manifest lives in the worker script itself, so a changed file changes the worker's
-    bytes, which is what makes the browser install the new version (see site/sw.js)."""
+    bytes, which is what makes the browser install the new version (see site_builder/sw.js)."""
     data = manifest(out, params)
     header = f"self.OFFLINE = {json.dumps(data, separators=(',', ':'))};\n"
     source = (ROOT / "site_builder" / "sw.js").read_text(encoding="utf-8")

@@ -8,7 +8,7 @@ Each package is fetched with `npm pack` at the version and integrity package-loc
 only the files the site uses are unpacked, to the same paths under node_modules/ that `npm ci`
 gives them, so build.py reads them the same way either way.
 
-    python site/runtime_files.py     # then node_modules/.runtime marks them present
+    python -m site_builder.runtime_files     # then node_modules/.runtime marks them present
 """
 
 from __future__ import annotations

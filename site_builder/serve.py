@@ -4,7 +4,7 @@ content types the page needs, and with --cors `Access-Control-Allow-Origin: *` o
 so that the README's cross-origin recipe (the assets on one origin, a page that embeds them on
 another) can be tried on one machine:
 
-    python site/serve.py --dir _site --port 8000 --cors     # the assets (make serve CORS=1)
+    python -m site_builder.serve --dir _site --port 8000 --cors     # the assets (make serve CORS=1)
     python -m http.server 8001 --bind 127.0.0.1 --directory my-chapter   # a page that embeds them
 """
 

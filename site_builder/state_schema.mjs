@@ -2,8 +2,8 @@
 // every feature's) as JSON, what the Python side reads instead of the JavaScript; with
 // --typedef, its `State` typedef instead (static/attention-view/state-type.js). `make schema`
 // writes both; tests/test_state_schema.py fails when either is out of date.
-//   node site/state_schema.mjs > static/attention-view/state-schema.json
-//   node site/state_schema.mjs --typedef > static/attention-view/state-type.js
+//   node site_builder/state_schema.mjs > static/attention-view/state-schema.json
+//   node site_builder/state_schema.mjs --typedef > static/attention-view/state-type.js
 import { SCHEMA } from "../static/attention-view/state.js";
 
 const typedef = process.argv.includes("--typedef");

@@ -11,7 +11,7 @@ falls more slowly per step from one interval to the next. A new mechanism shows 
 the curve falling faster than just before, or as the in-context gain (how much better a
 repeated sequence is predicted the second time: what an induction head buys) jumping.
 
-Imported by site/build.py, which puts site/ on the import path.
+Imported by site_builder/build.py.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-// Registers the offline worker (site/sw.js, written to the site root by the build) for the
+// Registers the offline worker (site_builder/sw.js, written to the site root by the build) for the
 // site's own pages. Only the site's full pages load this module: never embed.html (an iframe
 // must not install a site-wide cache) nor pages that merely embed the element (their owners
 // decide about workers). It waits until the first view is live, so caching the runtime never
 // competes with the first paint for the network or the CPU.
 //
 // The worker's scope is the site's own folder, and it answers only the site's own files; see
-// site/sw.js for how a new deploy reaches the reader without ever mixing two versions.
+// site_builder/sw.js for how a new deploy reaches the reader without ever mixing two versions.
 //
 // Every page view looks for a new version itself instead of leaving it to the browser's update
 // check, which asks the server whether sw.js changed since the copy it holds (If-Modified-Since)
@@ -14,7 +14,7 @@
 // no validator, and registered under a URL named by its own hash (sw.js?v=…): a script whose
 // bytes changed is a URL the browser has never installed, and any cached copy of that URL holds
 // exactly those bytes. Registering the URL already installed does nothing. Once a worker is in
-// charge, it does the fetch (site/sw.js, "deployed-script"): a check that fails while the server
+// charge, it does the fetch (site_builder/sw.js, "deployed-script"): a check that fails while the server
 // is down or the site half-built then leaves no error in the page's console.
 
 const SCRIPT = new URL("../sw.js", import.meta.url);

@@ -1,7 +1,7 @@
 """Every pointer a comment or a doc gives a reader resolves: `path/file.ext name` names a file of
 the repository that defines `name`, and `module.name` (Python's dotted form) a module that does.
 
-What counts as a pointer (so that prose such as "site/build.py copies" is left alone): a file name
+What counts as a pointer (so that prose such as "site_builder/build.py copies" is left alone): a file name
 with a source or doc extension followed by one space and a name that is written as code, i.e. in
 backticks, or holding a capital or an underscore (`toResult`, `SCHEMA`, `measure_model`), or
 called (`reduce(`). A file name alone must name an existing file. A file name is resolved by its

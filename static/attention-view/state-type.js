@@ -1,5 +1,5 @@
 // @ts-check
-// Written by `make schema` (site/state_schema.mjs) from the widget's state schema (state.js):
+// Written by `make schema` (site_builder/state_schema.mjs) from the widget's state schema (state.js):
 // do not edit; tests/test_state_schema.py fails when it is out of date.
 
 /**

@@ -1,7 +1,7 @@
 // @ts-check
 // The widget's state: core's keys and actions with those of every feature of features.js, as
 // one schema (core/schema.js). The element (widget.js), the site's pages, `make schema`
-// (site/state_schema.mjs: state-schema.json for the Python side, and state-type.js) and the
+// (site_builder/state_schema.mjs: state-schema.json for the Python side, and state-type.js) and the
 // tests read it from here.
 
 import { FEATURES } from "./features.js";

@@ -1,7 +1,7 @@
 // @ts-check
 // The widget as one module: the element class (its features: features.js), define(), which
 // registers it, and what the site's page scripts read of a view. In the built site this file
-// is the bundle of everything it imports (site/build.py, esbuild: one module, with a source
+// is the bundle of everything it imports (site_builder/build.py, esbuild: one module, with a source
 // map), so the pages, the public entry (../attention-view.js) and preload.js all import this
 // one module and share one instance of the loader. Pages that set attributes before the
 // element starts, or want another tag name, import define from here.

@@ -2,7 +2,7 @@
 """Build the attention-live wheel: the package's Python modules plus, copied in from their
 sources at build time (never committed twice), what it ships:
 
-    attention_live/_assets/embed/        the site's static/ as site/build.py copies it: the
+    attention_live/_assets/embed/        the site's static/ as site_builder/build.py copies it: the
                                          element's modules, its runtime files (vendor/) and
                                          the model (model/)
     attention_live/_assets/widget.mjs    the notebook widget's one bundled module (esbuild)
@@ -12,16 +12,15 @@ sources at build time (never committed twice), what it ships:
 
 The package is staged under build/wheel/ and built there with the venv's setuptools, so the
 working tree never holds a copy of the assets. What it needs is what it zips: the `wheel`
-dependency group (jinja2 for site/build.py's copy, setuptools), the runtime files and esbuild's
-binary (site/runtime_files.py) and the bundle's few inputs (bundle_inputs.py): no `npm ci`.
+dependency group (jinja2 for site_builder/build.py's copy, setuptools), the runtime files and esbuild's
+binary (site_builder/runtime_files.py) and the bundle's few inputs (bundle_inputs.py): no `npm ci`.
 
-    python packaging/build_wheel.py [--out dist/]
+    python -m wheel_builder.build_wheel [--out dist/]
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import shutil
@@ -30,30 +29,20 @@ import sys
 import tempfile
 from pathlib import Path
 
+from site_builder import build
+from wheel_builder.bundle_inputs import ensure_bundle_inputs
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "attention_live"
 STAGE = ROOT / "build" / "wheel"
 
 
-def script(name: str, path: Path):
-    """A script of this repository as a module (site/ and packaging/ are no packages: a `site`
-    package would shadow Python's own, and PyPI has a `packaging`)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def site_build():
-    return script("attention_live_site_build", ROOT / "site" / "build.py")
-
-
-def bundle_widget(build, out: Path) -> None:
-    """The widget's one module, by esbuild's JavaScript API with the binary site/runtime_files.py
-    unpacks (no `npm ci`: packaging/bundle_inputs.py fetches the few files it reads)."""
+def bundle_widget(out: Path) -> None:
+    """The widget's one module, by esbuild's JavaScript API with the binary site_builder/runtime_files.py
+    unpacks (no `npm ci`: wheel_builder/bundle_inputs.py fetches the few files it reads)."""
     if not build.ESBUILD.is_file():
-        raise SystemExit(f"error: {build.ESBUILD} is missing: `make wheel` unpacks it (site/runtime_files.py)")
-    script("attention_live_bundle_inputs", Path(__file__).resolve().parent / "bundle_inputs.py").ensure_bundle_inputs(build.NODE_MODULES)
+        raise SystemExit(f"error: {build.ESBUILD} is missing: `make wheel` unpacks it (site_builder/runtime_files.py)")
+    ensure_bundle_inputs(build.NODE_MODULES)
     env = {**os.environ, "ESBUILD_BINARY_PATH": str(build.ESBUILD)}
     subprocess.run(["node", str(PACKAGE / "frontend" / "bundle.mjs"), str(out)], check=True, cwd=ROOT, env=env)
 
@@ -67,7 +56,6 @@ def stage(target: Path) -> None:
         shutil.copy2(source, package / source.name)
     shutil.copy2(ROOT / "pyproject.toml", target / "pyproject.toml")
     assets = package / "_assets"
-    build = site_build()
     with tempfile.TemporaryDirectory() as tmp:
         build.copy_static(Path(tmp), build.STATIC / "model")
         build.copy_vendor(Path(tmp))
@@ -76,7 +64,7 @@ def stage(target: Path) -> None:
     if [k["key"] for k in schema] != build.page_params() or not schema:
         raise SystemExit("error: the widget's state schema lists no state keys, or not the site's")
     (assets / "state_schema.json").write_text(json.dumps(schema), encoding="utf-8")
-    bundle_widget(build, assets / "widget.mjs")
+    bundle_widget(assets / "widget.mjs")
 
 
 def build_wheel(out: Path, staging: Path = STAGE) -> Path:

@@ -1,9 +1,9 @@
 """What the notebook widget's bundle (attention_live/frontend/bundle.mjs) reads from node_modules,
 without `npm ci`: esbuild's JavaScript API, and the two files (and package.json) of each package
-widget.js imports. With the runtime files and esbuild's binary that site/runtime_files.py unpacks
+widget.js imports. With the runtime files and esbuild's binary that site_builder/runtime_files.py unpacks
 (`make wheel` depends on it, as `make serve` does), that is all the wheel needs from npm: about
 0.3 MB beside the 14 MB of runtime files, where a full install is 215 MB. Each package is fetched
-by site/runtime_files.py's own `npm pack` at the version and integrity package-lock.json pins,
+by site_builder/runtime_files.py's own `npm pack` at the version and integrity package-lock.json pins,
 to the paths `npm ci` gives it, so the bundler resolves the same files either way.
 
 Nothing is fetched when node_modules already has these files (after `npm ci`, or a first run).
@@ -11,14 +11,13 @@ When widget.js imports something new, esbuild says "Could not resolve" naming it
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 import tempfile
 from pathlib import Path
 
+from site_builder import runtime_files
+
 ROOT = Path(__file__).resolve().parent.parent
-SITE = ROOT / "site"
 # Package -> the files of it the bundle reads (esbuild's metafile lists them); package.json
 # is what resolves a bare import such as "onnxruntime-web/wasm" to its file.
 BUNDLE_INPUTS = {
@@ -26,13 +25,6 @@ BUNDLE_INPUTS = {
     "onnxruntime-web": ["package.json", "dist/ort.wasm.bundle.min.mjs"],
     "@huggingface/tokenizers": ["package.json", "dist/tokenizers.mjs"],
 }
-
-
-def runtime_files():
-    """site/runtime_files.py as a module (it imports site/build.py as `build`, a script beside it)."""
-    if str(SITE) not in sys.path:
-        sys.path.insert(0, str(SITE))
-    return importlib.import_module("runtime_files")
 
 
 def missing(node_modules: Path) -> dict[str, list[str]]:
@@ -45,8 +37,7 @@ def ensure_bundle_inputs(node_modules: Path) -> None:
     wanted = missing(node_modules)
     if not wanted:
         return
-    fetcher = runtime_files()
     lock = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         for name, files in wanted.items():
-            fetcher.fetch(name, lock, files, node_modules, Path(tmp))
+            runtime_files.fetch(name, lock, files, node_modules, Path(tmp))
