@@ -135,11 +135,11 @@ schema: $(NODE)
 	python3 tools/meta_schema_outputs.py
 
 bench: site $(CHROMIUM)
-	$(PY) bench/run.py
+	$(PY) -m bench.run
 
 # docs/screenshot.png (shown at the top of the README) from a fresh build in headless Chromium.
 screenshot: $(call GROUP,test) $(NODE) $(CHROMIUM)
-	$(PY) bench/screenshot.py
+	$(PY) -m bench.screenshot
 
 # pip >= 25.1 installs a PEP 735 dependency group without installing the project.
 $(PIP_READY):

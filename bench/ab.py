@@ -3,7 +3,7 @@
 the site built from the work tree (B), each load in a fresh browser context, A and B alternating
 so that drifting machine load hits both alike. Prints the medians and every load.
 
-    .venv/bin/python bench/ab.py [--base main] [--runs 9] [--a-flags=--no-bundle] [--b-flags=...]
+    .venv/bin/python -m bench.ab [--base main] [--runs 9] [--a-flags=--no-bundle] [--b-flags=...]
 
 --base . builds A from the work tree too: with --a-flags / --b-flags (site_builder/build.py options, e.g.
 --no-bundle) that compares two builds of the same code.
@@ -25,9 +25,9 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from browser import launch, serve  # noqa: E402
+from testbed.built_site import BUILD, ROOT
+from testbed.chromium import launch
+from testbed.static_server import serve
 
 TIMES_JS = """() => {
   const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
@@ -46,8 +46,9 @@ def tree_at(revision: str, into: Path) -> Path:
 
 
 def build(tree: Path, out: Path, flags: str) -> Path:
-    subprocess.run([sys.executable, str(tree / "site" / "build.py"), "--out", str(out), *flags.split()], check=True,
-                   stdout=subprocess.DEVNULL)
+    # A revision from before the build became the package site_builder/ ran it as a script.
+    command = BUILD if (tree / "site_builder").is_dir() else [sys.executable, str(tree / "site" / "build.py")]
+    subprocess.run([*command, "--out", str(out), *flags.split()], check=True, stdout=subprocess.DEVNULL, cwd=tree)
     return out
 
 

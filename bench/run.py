@@ -2,7 +2,7 @@
 """Benchmark the live page against a bare page (bench/bare.html: tokenizer + ORT + model, run
 once) in Debian's chromium on loopback. Figures, not pass/fail; prints a markdown table.
 
-    .venv/bin/python bench/run.py [--runs 5] [--updates 30] [--model static/model]
+    .venv/bin/python -m bench.run [--runs 5] [--updates 30] [--model static/model]
 
 Cold loads use a fresh browser context each (empty HTTP cache, no service worker). Load
 figures are medians over --runs loads of each page, interleaved. Warm loads are reloads of a
@@ -34,12 +34,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-import many_views  # noqa: E402  (bench/many_views.py)
-import timeline_figures  # noqa: E402  (bench/timeline_figures.py)
-
-from browser import build_site, launch, serve, site_csp  # noqa: E402  (one copy, shared with the tests)
+from bench import many_views, timeline_figures
+from testbed.built_site import ROOT, build_site, site_csp
+from testbed.chromium import launch
+from testbed.static_server import serve
 
 SIZES = (8, 32, 128)
 

@@ -1,6 +1,6 @@
 """`make screenshot`: docs/screenshot.png, the live page as a reader first sees it (1280 px wide,
 light mode, the default view on the live model), taken with the suite's own Chromium and
-server setup (tests/browser.py) from a fresh build, so the README's picture is never drawn by
+server setup (testbed/) from a fresh build, so the README's picture is never drawn by
 hand and never older than the code that draws the page."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from browser import ROOT, build_site, launch, serve_dir  # noqa: E402
+from testbed.built_site import ROOT, build_site
+from testbed.chromium import launch
+from testbed.static_server import serve_dir
 
 OUT = ROOT / "docs" / "screenshot.png"
 

@@ -9,21 +9,11 @@ check fails, so ``make test`` (through tests/test_lab_python.py) gates on it.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
-from pathlib import Path
 
-DEMO_PATH = Path(__file__).resolve().parent / "attention_demo.py"
-
-
-def load_demo():
-    # By path, because examples/ is not a package and the site build imports
-    # the same file the same way.
-    spec = importlib.util.spec_from_file_location("attention_demo", DEMO_PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+# The script's own folder is first on the import path when it runs (`python examples/validate.py`).
+import attention_demo as demo
 
 
 def harness_checks(demo, seed: int) -> list[dict]:
@@ -45,7 +35,6 @@ def format_check(c: dict) -> str:
 
 
 def main(argv=None) -> int:
-    demo = load_demo()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=demo.DEFAULT_SEED)
     args = ap.parse_args(argv)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from browser import ROOT
+from helpers import ROOT
 
 CIRCUIT_MODEL = ROOT / "tests" / "data" / "circuit-model"
 

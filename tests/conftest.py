@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 import drivers
-from browser import build_site, launch, serve_dir, site_csp
 from helpers import MODEL_DIR, ROOT
 from reference import Reference
+from testbed.built_site import build_site, site_csp
+from testbed.chromium import launch
+from testbed.static_server import serve_dir
 
 # Fixtures that start a browser: a test that uses one must be marked `browser`, so that
 # `pytest -m "not browser"` runs on a machine without any.

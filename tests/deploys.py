@@ -9,8 +9,8 @@ import json
 import shutil
 from pathlib import Path
 
-from browser import build_site
 from helpers import MODEL_DIR
+from testbed.built_site import build_site
 
 # In the page: wait (up to 60 s) until the worker of `version` is the registration's active
 # worker, with nothing installing or waiting, and its cache is filled; returns the cache names.

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import torch
 
-from browser import ROOT
+from helpers import ROOT
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 
 CKPT = ROOT / "checkpoints" / "alice.pt"

@@ -12,7 +12,7 @@ import sys
 from itertools import product
 from pathlib import Path
 
-from browser import ROOT
+from helpers import ROOT
 
 NAME = "harbour"
 TRAIN_FLAGS = ["--vocab-size", "300", "--n-ctx", "64", "--n-layer", "3", "--n-head", "2", "--d-model", "32",

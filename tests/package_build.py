@@ -1,4 +1,4 @@
-"""The built wheel for the package's tests: packaging/build_wheel.py (what `make wheel` runs),
+"""The built wheel for the package's tests: wheel_builder/build_wheel.py (what `make wheel` runs),
 built once per test session in a temp folder (never the working tree's build/), and installed
 without dependencies into a folder of its own that notebook kernels put first on their path, so
 that they import the wheel's files, not the checkout's."""
@@ -6,7 +6,6 @@ that they import the wheel's files, not the checkout's."""
 from __future__ import annotations
 
 import atexit
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from browser import ROOT
+from wheel_builder.build_wheel import build_wheel
 
 
 @cache
@@ -27,10 +26,7 @@ def _session_folder() -> Path:
 @cache
 def built_wheel() -> Path:
     """The wheel, built once for the whole test session."""
-    spec = importlib.util.spec_from_file_location("attention_live_build_wheel", ROOT / "packaging" / "build_wheel.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build_wheel(_session_folder() / "dist", staging=_session_folder() / "stage")
+    return build_wheel(_session_folder() / "dist", staging=_session_folder() / "stage")
 
 
 @cache

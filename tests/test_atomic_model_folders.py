@@ -122,7 +122,7 @@ def test_export_interrupted_at_random_moments(lighthouse, tmp_path):
 
 # --- make ship, in a copy of the repository ---------------------------------------------------
 
-REPO_FILES = ["Makefile", "README.md", "docs", "site", "export", "attention_live", "train/__init__.py",
+REPO_FILES = ["Makefile", "README.md", "docs", "site_builder", "export", "attention_live", "train/__init__.py",
               "train/files.py", "static", "checkpoints/alice.pt"]
 
 

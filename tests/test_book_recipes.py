@@ -16,10 +16,11 @@ import numpy as np
 import pytest
 from package_build import built_wheel, installed_wheel
 
-from browser import ROOT, serve
 from conftest import view_result, wait_live
 from export.parity import ATOL as PARITY_ATOL
 from export.parity import RTOL as PARITY_RTOL
+from helpers import ROOT
+from testbed.static_server import serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

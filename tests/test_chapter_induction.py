@@ -13,9 +13,10 @@ import pytest
 from circuit_model import CIRCUIT_MODEL, head_off, python_rows
 from test_chapter_attention import parse
 
-from browser import build_site, serve_dir
 from conftest import percent_matches
 from reference import Reference
+from testbed.built_site import build_site
+from testbed.static_server import serve_dir
 
 
 @pytest.fixture(scope="module")

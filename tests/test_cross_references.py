@@ -13,8 +13,8 @@ import pytest
 from helpers import ROOT
 
 DOCS = sorted((ROOT / "docs").glob("*.md"))
-TEMPLATES = sorted((ROOT / "site" / "templates").glob("*.html"))
-SOURCES = [ROOT / "README.md", *DOCS, *TEMPLATES, *sorted((ROOT / "site").glob("*.py"))]
+TEMPLATES = sorted((ROOT / "site_builder" / "templates").glob("*.html"))
+SOURCES = [ROOT / "README.md", *DOCS, *TEMPLATES, *sorted((ROOT / "site_builder").glob("*.py"))]
 
 # "README's section “X”", "README, under “X”", "README (“X”, “Y”)", "docs/model.md, section “X”".
 DOCUMENT = r"(?P<doc>README(?:\.md)?|docs/[\w-]+\.md)"

@@ -1,5 +1,5 @@
 """The README's and docs/model.md's figures about the shipped model are the ones its meta.json
-records (site/doc_numbers.py writes them; this fails when someone ships a model and forgets)."""
+records (site_builder/doc_numbers.py writes them; this fails when someone ships a model and forgets)."""
 
 import json
 import re
@@ -7,12 +7,12 @@ import subprocess
 import sys
 
 from conftest import ROOT
-
-SCRIPT = ROOT / "site" / "doc_numbers.py"
+from site_builder.doc_numbers import BEGIN, END, summary_rows
+from site_builder.doc_snippets import names_in, parts
 
 
 def check(model):
-    return subprocess.run([sys.executable, str(SCRIPT), "--check", "--model", str(model)],
+    return subprocess.run([sys.executable, "-m", "site_builder.doc_numbers", "--check", "--model", str(model)],
                           capture_output=True, text=True, cwd=ROOT)
 
 
@@ -37,9 +37,6 @@ def test_another_models_figures_are_out_of_date(tmp_path):
 def test_the_documents_state_no_other_figure_of_the_model():
     """Outside the generated blocks, no figure of the shipped model is written by hand."""
     meta = json.loads((ROOT / "static" / "model" / "meta.json").read_text(encoding="utf-8"))
-    sys.path.insert(0, str(ROOT / "site"))
-    from doc_numbers import BEGIN, END
-
     m, d = meta["metrics"], meta["default"]
     figures = [f"{m['heldout_bpc']:.3f}", f"{m['heldout_bpc'] / m['baselines_bpc']['bzip2']:.3f}",
                f"{meta['n_params']:,}", f"{d['top_weight']:.0%}", f"{meta['files']['model.onnx']['bytes']:,}"]
@@ -53,9 +50,6 @@ def test_the_documents_state_no_other_figure_of_the_model():
 def test_a_models_induction_circuit_is_a_row_of_its_own_and_absent_without_one():
     """The circuit row states the composing head's switch-off from meta.json (the committed
     circuit model), and a model without a circuit has no such row."""
-    sys.path.insert(0, str(ROOT / "site"))
-    from doc_numbers import summary_rows
-
     meta = json.loads((ROOT / "tests" / "data" / "circuit-model" / "meta.json").read_text(encoding="utf-8"))
     c = meta["circuit"]
     off = next(o for o in c["switch_off"] if (o["layer"], o["head"]) == (c["composes_with"]["layer"], c["composes_with"]["head"]))
@@ -69,9 +63,6 @@ def test_a_models_induction_circuit_is_a_row_of_its_own_and_absent_without_one()
 
 
 def test_the_training_row_names_the_curriculum_only_for_a_model_trained_with_one():
-    sys.path.insert(0, str(ROOT / "site"))
-    from doc_numbers import summary_rows
-
     meta = json.loads((ROOT / "tests" / "data" / "circuit-model" / "meta.json").read_text(encoding="utf-8"))
     args = meta["train_args"]
     row = dict(summary_rows(meta))["training"]
@@ -121,9 +112,6 @@ def test_the_snippets_follow_the_default_view(tmp_path):
 
 
 def test_every_marked_part_is_one_the_generator_writes():
-    sys.path.insert(0, str(ROOT / "site"))
-    from doc_snippets import names_in, parts
-
     known = set(parts(json.loads((ROOT / "static" / "model" / "meta.json").read_text(encoding="utf-8"))))
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         unknown = set(names_in(path.read_text(encoding="utf-8"))) - known

@@ -9,8 +9,8 @@ from urllib.parse import parse_qs, quote, urlparse
 import numpy as np
 import pytest
 
-from browser import host_page
 from conftest import WATCH_CSP, assert_chips_show, chip_label, view_result, wait_live
+from platform_page import host_page
 
 pytestmark = pytest.mark.browser
 

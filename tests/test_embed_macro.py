@@ -4,12 +4,12 @@ element, and reaches the live element unchanged in Chromium."""
 
 from __future__ import annotations
 
-import importlib.util
 from html.parser import HTMLParser
 
 import pytest
 
-from conftest import ROOT, WATCH_CSP, view_result, wait_live
+from conftest import WATCH_CSP, view_result, wait_live
+from site_builder import build
 
 HOSTILE = ('She wrote "<b>hi</b>" & left \'now\' </attention-view><script>window.__x=1</script>'
            '<img src=x onerror="window.__x=2"> {{ 7*7 }} {% raw %}')
@@ -24,15 +24,7 @@ TEMPLATE = """{% from "_macros.html" import attention_view, attention_view_head 
 </body></html>"""
 
 
-def load_build():
-    spec = importlib.util.spec_from_file_location("site_build", ROOT / "site" / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def render(sentence: str, lazy: bool = False) -> str:
-    build = load_build()
     # The site's own policy, from build.py (its one copy).
     return build.make_env().from_string(TEMPLATE).render(sentence=sentence, lazy=lazy, csp=build.CSP)
 

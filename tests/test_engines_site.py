@@ -11,7 +11,7 @@ import pytest
 from deploys import WAIT_FOR_VERSION, version_of
 from test_widget_embed_code import readme_listener
 
-from browser import serve
+from testbed.static_server import serve
 
 pytestmark = pytest.mark.browser
 

@@ -1,7 +1,7 @@
 """The page's "layer.head" syntax is read by one Python parser (attention_live/heads.py
 parse_ablate) wherever Python reads it: the training settings that name heads
 (train/settings.py: synthetic_heads, text_heads_off) parse with it, and the model card names the
-recorded heads as it reads them (site/model_facts.py head_names). Held to the cases of
+recorded heads as it reads them (site_builder/model_facts.py head_names). Held to the cases of
 tests/data/head-syntax-cases.json that tests/test_head_syntax.py holds the page and the package to.
 (export names no heads in this syntax: --head-order is LAYER:H,H,H,H, export/checks.py.)"""
 
@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from browser import _site_module
 from conftest import ROOT
+from site_builder import model_facts
 from train.model import ModelConfig
 from train.settings import TrainArgs
 
@@ -40,4 +40,4 @@ def test_training_reads_each_head_setting_as_the_page_does(n, setting):
                          ids=[i for i, c in zip(IDS, CASES["cases"]) if "heads" in c])
 def test_the_model_card_names_the_heads_training_read(n):
     case = CASES["cases"][n]
-    assert _site_module("model_facts").head_names(case["ablate"]) == ", ".join(f"L{lh[0]}H{lh[1]}" for lh in case["heads"])
+    assert model_facts.head_names(case["ablate"]) == ", ".join(f"L{lh[0]}H{lh[1]}" for lh in case["heads"])

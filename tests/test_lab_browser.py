@@ -8,7 +8,6 @@ eval that page.wait_for_function needs).
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
@@ -16,15 +15,10 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from helpers import ROOT
+from examples import attention_demo as demo
 
 pytestmark = pytest.mark.browser
 
-_spec = importlib.util.spec_from_file_location(
-    "attention_demo", ROOT / "examples" / "attention_demo.py"
-)
-demo = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(demo)
 
 REF = demo.reference_data()
 NAMES = REF["names"]

@@ -8,7 +8,6 @@ never compared: only deterministic functions of shared inputs.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import shutil
@@ -18,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from examples import attention_demo as demo
 from helpers import ROOT
 
 TOL = 1e-9
@@ -47,17 +47,6 @@ console.log(JSON.stringify({
 }));
 """
 
-
-def _load_demo():
-    spec = importlib.util.spec_from_file_location(
-        "attention_demo", ROOT / "examples" / "attention_demo.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-demo = _load_demo()
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import re
 import subprocess
@@ -12,20 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from examples import attention_demo as demo
 from helpers import ROOT
 
 EXAMPLES = ROOT / "examples"
 
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-demo = _load("attention_demo")
-validate = _load("validate")
 
 
 def run(*args):

@@ -32,12 +32,12 @@ def test_serve_installs_the_site_group_and_the_runtime_files_only(clone):
     text = "\n".join(lines)
     assert re.search(r"pip install .*--group site\b", text)
     assert "--group train" not in text and "--group test" not in text
-    assert "npm ci" not in text and "site/runtime_files.py" in text
-    assert any("site/serve.py --dir _site" in line for line in lines)  # the site, nothing else
+    assert "npm ci" not in text and "-m site_builder.runtime_files" in text
+    assert any("-m site_builder.serve --dir _site" in line for line in lines)  # the site, nothing else
 
 
 def test_serve_on_ones_own_model(clone):
-    assert any("site/build.py --out _site --model models/book" in line for line in dry_run(clone, "serve", "MODEL=models/book"))
+    assert any("-m site_builder.build --out _site --model models/book" in line for line in dry_run(clone, "serve", "MODEL=models/book"))
 
 
 def test_test_installs_everything(clone):

@@ -16,7 +16,7 @@ from tools.meta_schema_outputs import required_paths, shown
 
 # Paths split by "/" (file names have dots); "heads[]" is every entry of a list. Every field meta.json's
 # schema requires (attention_live/meta.schema.json: what static/attention-view/, the templates,
-# site/model_card.py / model_facts.py and the tests read), and every registered head score.
+# site_builder/model_card.py / model_facts.py and the tests read), and every registered head score.
 REQUIRED = [
     *("/".join(keys).replace("/[]", "[]") for keys in required_paths(SCHEMA)),
     *(f"heads[]/scores/{name}" for name in hs.SCORE_NAMES),

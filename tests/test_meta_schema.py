@@ -1,6 +1,6 @@
 """meta.json has one definition, attention_live/meta.schema.json: what export writes today passes
 it (the committed models and a fresh export), every reader refuses a file with one required field
-removed by naming it (export before it writes, site/build.py, attention_live.Model; the widget in
+removed by naming it (export before it writes, site_builder/build.py, attention_live.Model; the widget in
 tests/test_widget_messages.py), a file of another format_version is refused in one sentence, and
 what the schema writes (the widget's required fields and Meta typedef, docs/model-files.md's
 table) is current."""
@@ -19,6 +19,7 @@ from other_model import other_model
 from attention_live import Model, ModelError
 from attention_live.meta_schema import KEYWORDS, SCHEMA, MetaInvalid, check_meta
 from conftest import MODEL_DIR, ROOT
+from testbed.built_site import BUILD
 from tools import meta_schema_outputs
 
 CIRCUIT_MODEL = ROOT / "tests" / "data" / "circuit-model"
@@ -53,8 +54,8 @@ def old_format(meta):
 
 
 def build(tmp_path, model):
-    return subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(tmp_path / "site"), "--model", str(model)],
-                          capture_output=True, text=True, check=False, timeout=300)
+    return subprocess.run([*BUILD, "--out", str(tmp_path / "site"), "--model", str(model)],
+                          capture_output=True, text=True, check=False, timeout=300, cwd=ROOT)
 
 
 def test_what_export_writes_today_is_what_the_schema_defines(harbour):

@@ -13,7 +13,6 @@ import copy
 import json
 import re
 import subprocess
-import sys
 import urllib.parse
 from html.parser import HTMLParser
 from pathlib import Path
@@ -22,9 +21,10 @@ import pytest
 from circuit_model import CIRCUIT_MODEL
 from other_model import other_model
 
-from browser import BUILD_SCRIPT, build_site, serve_dir
 from conftest import MODEL_DIR, WATCH_CSP, watched_page
 from export.head_scores import SCORE_NAMES
+from testbed.built_site import BUILD, ROOT, build_site
+from testbed.static_server import serve_dir
 
 SCORE_KEYS = list(SCORE_NAMES)  # the registry's order: the card's columns follow it
 TRICKY_TEXT = 'She said "hi" & <b>left</b> 50% + more #2, café — ok?'
@@ -412,8 +412,8 @@ def test_a_meta_json_without_a_recorded_field_is_refused_naming_it(tmp_path, fie
         node = node[key]
     node.pop(last)
     model_dir = build_with_meta(None, tmp_path / "model", meta)
-    proc = subprocess.run([sys.executable, str(BUILD_SCRIPT), "--out", str(tmp_path / "site"), "--model", str(model_dir)],
-                          capture_output=True, text=True)
+    proc = subprocess.run([*BUILD, "--out", str(tmp_path / "site"), "--model", str(model_dir)],
+                          capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2, proc.stdout
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and last in lines[0], lines

@@ -1,5 +1,5 @@
 """A model folder whose files are not the ones its meta.json records is refused by name: by
-site/build.py (one `error:` line, even where only jinja2 is installed) and by
+site_builder/build.py (one `error:` line, even where only jinja2 is installed) and by
 attention_live.Model (ModelError); and export's pre-check (`make model` runs it before
 training) refuses view flags the trained model's shape will not have, in one line."""
 
@@ -17,6 +17,7 @@ from timeline_model import timeline_model
 
 from attention_live import Model, ModelError
 from conftest import ROOT
+from testbed.built_site import BUILD
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +65,8 @@ def broken(request, lighthouse, tmp_path) -> tuple[Path, str]:
 def test_the_site_build_refuses_it_naming_the_file(broken, tmp_path):
     folder, name = broken
     out = tmp_path / "site"
-    proc = subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(out), "--model", str(folder),
-                           "--no-bundle"], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([*BUILD, "--out", str(out), "--model", str(folder), "--no-bundle"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: the site was not built: ") and name in lines[0], lines
@@ -79,7 +80,7 @@ def test_model_refuses_it_naming_the_file(broken):
 
 
 def test_the_check_needs_nothing_but_the_standard_library(lighthouse, tmp_path):
-    """site/build.py checks the folder where only jinja2 is installed (`make serve`'s venv)."""
+    """site_builder/build.py checks the folder where only jinja2 is installed (`make serve`'s venv)."""
     folder = tmp_path / "model"
     shutil.copytree(lighthouse["model"], folder)
     snapshot_in_place(folder)
@@ -87,19 +88,16 @@ def test_the_check_needs_nothing_but_the_standard_library(lighthouse, tmp_path):
 import sys
 class Absent:
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("numpy", "onnxruntime", "tokenizers", "torch", "attention_live"):
+        if name.split(".")[0] in ("numpy", "onnxruntime", "tokenizers", "torch", "anywidget"):
             raise ImportError(name + " is not installed here")
 sys.meta_path.insert(0, Absent())
-import importlib.util
-spec = importlib.util.spec_from_file_location("build", {str(ROOT / "site" / "build.py")!r})
-build = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(build)
+from site_builder import build
 try:
     build.load_meta(build.Path({str(folder)!r}))
 except build.BuildError as err:
     print(err)
 """
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert "model.onnx" in proc.stdout and "meta.json records" in proc.stdout, proc.stdout
 
@@ -111,8 +109,8 @@ def test_a_whole_folder_loads_and_one_without_its_timeline_too(lighthouse, tmp_p
     folder = tmp_path / "model"
     shutil.copytree(lighthouse["model"], folder, ignore=shutil.ignore_patterns("timeline"))
     assert Model(folder).run("The miller").logits.shape[0] >= 1
-    proc = subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(tmp_path / "site"),
-                           "--model", str(folder), "--no-bundle"], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([*BUILD, "--out", str(tmp_path / "site"), "--model", str(folder), "--no-bundle"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 2 and "timeline.json is missing" in proc.stderr, proc.stderr
 
 

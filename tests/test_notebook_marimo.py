@@ -16,8 +16,8 @@ import pytest
 from notebook_server import free_port
 from package_build import built_wheel, installed_wheel
 
-from browser import ROOT
 from conftest import wait_live
+from helpers import ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

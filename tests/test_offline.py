@@ -1,4 +1,4 @@
-"""The offline worker (site/sw.js, registered by static/offline.js): once a page of the site has
+"""The offline worker (site_builder/sw.js, registered by static/offline.js): once a page of the site has
 been opened it works with the network gone, and repeat visits compile the runtime as it
 streams; the worker answers only the site's own files, and an iframe of embed.html installs
 nothing. How new deploys reach readers: test_offline_deploys.py."""
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from deploys import wait_for_version
 
-from browser import serve
 from conftest import view_result, wait_live, watched_page
+from testbed.static_server import serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -1,4 +1,4 @@
-"""How a new deploy reaches a reader through the offline worker (site/sw.js, registered by
+"""How a new deploy reaches a reader through the offline worker (site_builder/sw.js, registered by
 static/offline.js): by the second reload, never mixed, whatever the server's caching headers
 (month-old Last-Modified, a month's max-age, 304 to every conditional request, a rollback to
 older files); across a rebuild of the served folder with reloads a few seconds apart, with
@@ -12,8 +12,9 @@ import hashlib
 import pytest
 from deploys import Versions, next_deploy, sha256_files, version_of, wait_for_storage, wait_for_version
 
-from browser import _site_module, serve
 from conftest import view_result, wait_live, watched_page
+from site_builder import offline_manifest
+from testbed.static_server import serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -87,7 +88,7 @@ def test_a_deploy_reaches_the_reader_by_the_second_reload_never_mixed(browser, t
     state = wait_for_storage(page, f"!Object.keys(s.entries).some((n) => n.endsWith({version_of(old)!r}))")
     assert sorted(n.split(" ")[-1] for n in state["entries"]) == sorted(["pages", version_of(new)])
     # every file the new worker precaches (not itself, nor the timeline, fetched on demand)
-    precached = _site_module("offline_manifest").manifest(new, [])["files"]
+    precached = offline_manifest.manifest(new, [])["files"]
     assert state["entries"][next(n for n in state["entries"] if n.endswith(version_of(new)))] == len(precached)
     assert 0.75 * one_version < state["bytes"] < 1.25 * one_version, (state["bytes"], one_version)
     assert page.page_errors == []

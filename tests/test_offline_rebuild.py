@@ -1,6 +1,6 @@
 """A rebuild of the served folder (`make site` while `make serve` runs) reaches a reader who
 reloads every few seconds by the second reload after it, and the console stays quiet: the real
-build script rebuilding the folder that the real site/serve.py serves, and a reload that comes
+build script rebuilding the folder that the real site_builder/serve.py serves, and a reload that comes
 while the build is under way (paused while it writes the new site beside the served one, which
 it replaces only once complete: the served folder is then still the old site, whole)."""
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -17,9 +16,9 @@ from pathlib import Path
 import pytest
 from deploys import Versions, next_model, sha256_files, version_of, wait_for_version
 
-from browser import BUILD_SCRIPT
 from conftest import wait_live, watched_page
 from helpers import ROOT
+from testbed.built_site import BUILD, SERVE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -27,11 +26,11 @@ CADENCE = 6  # seconds between a reader's reloads
 
 
 class SiteServer:
-    """`python site/serve.py` (what `make serve` runs) on a free port; `log` has its request lines."""
+    """`python -m site_builder.serve` (what `make serve` runs) on a free port; `log` has its request lines."""
 
     def __init__(self, folder):
-        self.process = subprocess.Popen([sys.executable, str(ROOT / "site" / "serve.py"), "--dir", str(folder),
-                                         "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen([*SERVE, "--dir", str(folder), "--port", "0"], stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True, cwd=ROOT)
         first = self.process.stdout.readline()
         self.url = first.split(" at ")[1].split("/ ")[0].rstrip("/")
         self.log: list[str] = []
@@ -44,10 +43,10 @@ class SiteServer:
 
 def paused_rebuild(folder, model):
     """The real build into `folder`, stopped once it has begun writing the new site beside it
-    (site/build.py: a `.NAME.building-*` folder, renamed into place when complete); SIGCONT lets
+    (site_builder/build.py: a `.NAME.building-*` folder, renamed into place when complete); SIGCONT lets
     it finish."""
-    build = subprocess.Popen([sys.executable, str(BUILD_SCRIPT), "--out", str(folder), "--model", str(model)],
-                             stdout=subprocess.DEVNULL)
+    build = subprocess.Popen([*BUILD, "--out", str(folder), "--model", str(model)],
+                             stdout=subprocess.DEVNULL, cwd=ROOT)
     while not any(folder.parent.glob(f".{folder.name}.building-*/static")) and build.poll() is None:
         time.sleep(0.001)
     build.send_signal(signal.SIGSTOP)

@@ -1,4 +1,4 @@
-"""The offline worker and the training timeline (site/sw.js, site/build.py): the timeline's files
+"""The offline worker and the training timeline (site_builder/sw.js and build.py): the timeline's files
 are listed apart from the precached ones, so a first visit caches none of them; a snapshot a page
 has opened is kept, and works with the network gone."""
 
@@ -12,9 +12,9 @@ import pytest
 from deploys import wait_for_version
 from timeline_model import timeline_model, timeline_site
 
-from browser import serve
 from conftest import view_result, wait_live, watched_page
 from reference import Reference
+from testbed.static_server import serve
 
 
 def worker_manifest(site) -> dict:

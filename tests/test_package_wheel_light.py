@@ -1,32 +1,22 @@
 """`make wheel` needs only what it zips: the Makefile's target asks for the `wheel` dependency group
 and the runtime files, not the test group or `npm ci`, and the widget's bundle builds from a
 node_modules holding nothing but the runtime files, esbuild's binary and the few files
-packaging/bundle_inputs.py fetches, into the very bytes a full install gives."""
+wheel_builder/bundle_inputs.py fetches, into the very bytes a full install gives."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 
 from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "site"))
-import build  # noqa: E402  (site/build.py: the runtime files and the bundler's binary)
+from site_builder import build  # the runtime files and the bundler's binary
+from wheel_builder import bundle_inputs
 
 pytestmark = pytest.mark.slow
-
-
-def bundle_inputs():
-    spec = importlib.util.spec_from_file_location("bundle_inputs_for_test", ROOT / "packaging" / "bundle_inputs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_wheel_target_asks_for_no_test_tools():
@@ -56,11 +46,11 @@ def test_the_bundle_builds_from_the_light_files_alone(tmp_path):
     shutil.copytree(ROOT / "static", light / "static", ignore=lambda d, names: ["model"] if d == shipped_model else [])
     # esbuild reads the checkout's tsconfig.json (its strictness decides "use strict"): a checkout has it.
     shutil.copy2(ROOT / "tsconfig.json", light / "tsconfig.json")
-    # What site/runtime_files.py unpacks, then what bundle_inputs.py adds: nothing else.
+    # What site_builder/runtime_files.py unpacks, then what bundle_inputs.py adds: nothing else.
     wanted = [*build.VENDOR_FILES, build.BUNDLER_FILE]
-    wanted += [f"{name}/{rel}" for name, files in bundle_inputs().BUNDLE_INPUTS.items() for rel in files]
+    wanted += [f"{name}/{rel}" for name, files in bundle_inputs.BUNDLE_INPUTS.items() for rel in files]
     for rel in wanted:
         (light / "node_modules" / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(full / rel, light / "node_modules" / rel)
-    assert bundle_inputs().missing(light / "node_modules") == {}
+    assert bundle_inputs.missing(light / "node_modules") == {}
     assert bundle(light, tmp_path / "light.mjs") == bundle(ROOT, tmp_path / "full.mjs")

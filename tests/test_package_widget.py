@@ -4,7 +4,6 @@ settings are one plain sentence, and the files it sends are the model folder's b
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -13,8 +12,8 @@ import sys
 import pytest
 from package_build import installed_wheel
 
-from browser import ROOT
 from conftest import MODEL_DIR
+from site_builder import build
 
 pytestmark = pytest.mark.slow
 
@@ -81,10 +80,7 @@ def widget(tmp_path_factory):
 
 
 def test_the_traits_are_the_elements_state_keys(widget):
-    # site/build.py reads the widget's one list of state keys (its schema's JSON).
-    spec = importlib.util.spec_from_file_location("site_build_for_test", ROOT / "site" / "build.py")
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
+    # site_builder/build.py reads the widget's one list of state keys (its schema's JSON).
     assert widget["keys"] == build.page_params() and "layer" in widget["keys"]
 
 

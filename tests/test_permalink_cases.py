@@ -1,6 +1,6 @@
 """The permalink is one rule on the page and in the site build: every case of
 tests/data/permalink-cases.json is written the same by static/attention-view/state.js toHash
-(under Node: the element's assembled schema) and by site/permalink.py to_hash (the model
+(under Node: the element's assembled schema) and by site_builder/permalink.py to_hash (the model
 card's and the timeline story's links)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from browser import _site_module
 from conftest import ROOT, run_node
+from site_builder import permalink
 
 CASES = json.loads((ROOT / "tests" / "data" / "permalink-cases.json").read_text(encoding="utf-8"))["cases"]
 IDS = [c["why"] for c in CASES]
@@ -35,4 +35,4 @@ def test_the_page_writes_each_case(page_hashes, n):
 
 @pytest.mark.parametrize("n", range(len(CASES)), ids=IDS)
 def test_the_site_build_writes_each_case_as_the_page_does(n):
-    assert _site_module("permalink").to_hash(CASES[n]["state"]) == CASES[n]["hash"]
+    assert permalink.to_hash(CASES[n]["state"]) == CASES[n]["hash"]

@@ -60,7 +60,7 @@ BROKEN = [
     ("export/heads.py", "# fed as to_onnx.graph_feeds feeds the graph", "export/to_onnx.py defines no graph_feeds"),
     ("tests/helpers.py", "# the token strip of av-tokens.js", "no such file in the repository"),
     ("docs/widget.md", "See static/attention-view/model/result.js `toResults`.", "result.js defines no toResults"),
-    ("site/build.py", "# the schema (core/state.js `SCHEMAS`)", "state.js defines no SCHEMAS"),
+    ("site_builder/build.py", "# the schema (core/state.js `SCHEMAS`)", "state.js defines no SCHEMAS"),
     ("README.md", "The page's parser is head-set.js `parse_ablate`.", "head-set.js defines no parse_ablate"),
 ]
 
@@ -75,7 +75,7 @@ RESOLVING = [
     ("static/attention-view/core/controller.js", "// The result is built by result.js toResult."),
     ("export/heads.py", "# fed as attention_live.feeds.graph_feeds feeds the graph"),
     ("docs/widget.md", "See static/attention-view/model/result.js `toResult`."),
-    ("site/build.py", "# site/build.py copies the runtime files; site/doc_numbers.py writes the numbers"),
+    ("site_builder/build.py", "# site_builder/build.py copies the runtime files; site_builder/doc_numbers.py writes the numbers"),
     ("tests/helpers.py", "# the `Result` of result.js, and the heading of docs/widget.md `Module map`"),
 ]
 
@@ -91,9 +91,9 @@ def test_a_file_name_two_files_define_the_name_in_is_ambiguous(copy, baseline):
     (copy / "tests" / "one" / "twin.py").write_text("def shared_rule():\n    pass\n", encoding="utf-8")
     (copy / "tests" / "two" / "twin.py").write_text("def shared_rule():\n    pass\n", encoding="utf-8")
     try:
-        broken = planted(copy, "site/build.py", "# the rule (twin.py shared_rule)", baseline)
+        broken = planted(copy, "site_builder/build.py", "# the rule (twin.py shared_rule)", baseline)
         assert len(broken) == 1 and "ambiguous" in broken[0].why
-        assert planted(copy, "site/build.py", "# the rule (one/twin.py shared_rule)", baseline) == []
+        assert planted(copy, "site_builder/build.py", "# the rule (one/twin.py shared_rule)", baseline) == []
     finally:
         shutil.rmtree(copy / "tests" / "one")
         shutil.rmtree(copy / "tests" / "two")

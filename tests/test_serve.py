@@ -1,18 +1,16 @@
-"""site/serve.py, what `make serve` runs: the built site on 127.0.0.1 with the content types the
+"""site_builder/serve.py, what `make serve` runs: the built site on 127.0.0.1 with the content types the
 page needs, `Access-Control-Allow-Origin: *` with --cors (and only then), one error line and
 exit code 2 for bad input."""
 
 from __future__ import annotations
 
 import subprocess
-import sys
 import urllib.request
 
 import pytest
 
 from helpers import ROOT
-
-SERVE = ROOT / "site" / "serve.py"
+from testbed.built_site import SERVE
 
 
 @pytest.fixture
@@ -20,8 +18,8 @@ def start(built_site):
     running = []
 
     def start(*args):
-        process = subprocess.Popen([sys.executable, str(SERVE), "--dir", str(built_site), "--port", "0", *args],
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        process = subprocess.Popen([*SERVE, "--dir", str(built_site), "--port", "0", *args],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
         running.append(process)
         return process.stdout.readline().split(" at ")[1].split()[0].rstrip("/")
 
@@ -54,7 +52,7 @@ def test_serves_the_site_with_its_types_and_cors_only_when_asked(start, cors):
     (["--port", "eight"], "invalid int value"),
 ])
 def test_bad_input_is_one_error_line_and_exit_code_2(tmp_path, args, message):
-    proc = subprocess.run([sys.executable, str(SERVE), *args], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    proc = subprocess.run([*SERVE, *args], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], proc.stderr

@@ -1,38 +1,32 @@
-"""`python site/build.py` into a temp dir: every page rendered, partials not, runtime files
+"""`python -m site_builder.build` into a temp dir: every page rendered, partials not, runtime files
 vendored, everything referenced from the page's own origin, the CSP on every page, a manifest
 of every file for the offline worker, and an output folder that holds the site and nothing else."""
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import posixpath
 import re
 import shutil
 import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+from build_tree import copy_build_sources
 from conftest import ROOT
+from site_builder import build
+from testbed.built_site import BUILD
 
-TEMPLATES = ROOT / "site" / "templates"
+TEMPLATES = ROOT / "site_builder" / "templates"
 VENDOR = {
     "ort.wasm.min.mjs": "onnxruntime-web/dist/ort.wasm.min.mjs",
     "ort-wasm-simd-threaded.mjs": "onnxruntime-web/dist/ort-wasm-simd-threaded.mjs",
     "ort-wasm-simd-threaded.wasm": "onnxruntime-web/dist/ort-wasm-simd-threaded.wasm",
     "tokenizers.min.mjs": "@huggingface/tokenizers/dist/tokenizers.min.mjs",
 }
-
-
-def load_build():
-    spec = importlib.util.spec_from_file_location("site_build", ROOT / "site" / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def pages() -> list[str]:
@@ -99,8 +93,8 @@ def test_vendor_files_are_the_node_modules_ones(built_site):
 
 
 def test_static_and_model_files_are_copied(built_site):
-    # Every file as it is, but those the build bundles in place (site/build.py BUNDLES).
-    bundled = {Path(name) for name in load_build().BUNDLES}
+    # Every file as it is, but those the build bundles in place (site_builder/build.py BUNDLES).
+    bundled = {Path(name) for name in build.BUNDLES}
     assert Path("attention-view/widget.js") in bundled
     for src in (ROOT / "static").rglob("*"):
         if src.is_file() and "__pycache__" not in src.parts:
@@ -166,7 +160,6 @@ def test_index_uses_the_element_and_meta(built_site, meta):
 
 
 def test_macro_escapes_attributes():
-    build = load_build()
     macros = build.make_env().get_template("_macros.html").module
     hostile = 'She said "hi" & <b>left</b> \'now\''
     html = str(macros.attention_view(text=hostile, layer=2, head=3, token=4, lazy=True))
@@ -179,8 +172,8 @@ def test_missing_node_modules_fails_clearly(tmp_path):
     """A fresh clone without `npm ci`: the build stops and says what to run."""
     fake = fake_repo(tmp_path)
     (fake / "node_modules").unlink()
-    proc = subprocess.run([sys.executable, str(fake / "site" / "build.py"), "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run([*BUILD, "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, check=False, cwd=fake)
     assert proc.returncode != 0
     assert "npm ci" in proc.stderr
 
@@ -188,7 +181,6 @@ def test_missing_node_modules_fails_clearly(tmp_path):
 def test_chapters_are_in_the_header_and_linked_in_order(built_site):
     """Both chapters in every page's header (marked current on their own page), and
     previous/next links between them; the iframe embed has no page chrome at all."""
-    build = load_build()
     chapters = [c["page"] for c in build.CHAPTERS]
     assert chapters == ["attention.html", "lab.html"]
     for name in ("index.html", *chapters):
@@ -271,8 +263,8 @@ def test_manifest_only_rehashes_an_edited_build(built_site, tmp_path):
     shutil.copytree(built_site, copy)
     before = sw_manifest(copy)
     (copy / "static" / "site.css").write_text("/* edited */\n", encoding="utf-8")
-    subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(copy), "--manifest-only"],
-                   check=True, capture_output=True)
+    subprocess.run([*BUILD, "--out", str(copy), "--manifest-only"],
+                   check=True, capture_output=True, cwd=ROOT)
     after = sw_manifest(copy)
     assert after["version"] != before["version"]
     assert after["files"]["static/site.css"] == hashlib.sha256(b"/* edited */\n").hexdigest()
@@ -286,25 +278,16 @@ def test_manifest_only_rehashes_an_edited_build(built_site, tmp_path):
 def make_targets() -> dict[str, str]:
     """The folders `make site` writes and `make serve` serves, from the Makefile itself."""
     proc = subprocess.run(["make", "-n", "-C", str(ROOT), "serve"], capture_output=True, text=True, check=True)
-    out = re.findall(r"site/build\.py --out (\S+)", proc.stdout)
-    served = re.findall(r"(?:http\.server .*--directory|site/serve\.py --dir) (\S+)", proc.stdout)
+    out = re.findall(r"-m site_builder\.build --out (\S+)", proc.stdout)
+    served = re.findall(r"(?:http\.server .*--directory|-m site_builder\.serve --dir) (\S+)", proc.stdout)
     assert len(out) == 1 and len(served) == 1, proc.stdout
     return {"out": out[0], "served": served[0]}
 
 
 def fake_repo(tmp_path):
     fake = tmp_path / "repo"
-    (fake / "site").mkdir(parents=True)
-    for script in [*(ROOT / "site").glob("*.py"), ROOT / "site" / "sw.js"]:  # the build and its helpers
-        shutil.copy2(script, fake / "site" / script.name)
-    shutil.copytree(TEMPLATES, fake / "site" / "templates")
-    shutil.copytree(ROOT / "static", fake / "static")
-    shutil.copytree(ROOT / "examples", fake / "examples", ignore=shutil.ignore_patterns("__pycache__"))
-    (fake / "attention_live").mkdir()  # the build checks the model folder with the package's own check
-    for name in ("integrity.py", "meta_schema.py", "meta.schema.json"):  # and meta.json with its schema
-        shutil.copy2(ROOT / "attention_live" / name, fake / "attention_live" / name)
-    (fake / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
-    return fake
+    fake.mkdir()
+    return copy_build_sources(fake)
 
 
 def test_served_folder_holds_only_the_site_after_pip_install(tmp_path):
@@ -319,8 +302,7 @@ def test_served_folder_holds_only_the_site_after_pip_install(tmp_path):
         (fake / junk).write_text("# setuptools output\n", encoding="utf-8")
     out = fake / targets["out"]
     assert not out.exists(), f"make site writes into {targets['out']}/, where setuptools builds too"
-    subprocess.run([sys.executable, str(fake / "site" / "build.py"), "--out", str(out)], check=True,
-                   capture_output=True)
+    subprocess.run([*BUILD, "--out", str(out)], check=True, capture_output=True, cwd=fake)
     files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert files == set(sw_manifest(out)["files"]) | set(sw_manifest(out)["lazy"]) | {"sw.js"}
     assert all(f.endswith(".html") and "/" not in f or f.startswith("static/") or f == "sw.js" for f in files)
@@ -331,16 +313,15 @@ def test_rebuild_drops_stale_files_and_never_clears_a_foreign_folder(built_site,
     shutil.copytree(built_site, out)
     (out / "old-page.html").write_text("stale", encoding="utf-8")
     (out / "static" / "gone.js").write_text("stale", encoding="utf-8")
-    subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(out)], check=True,
-                   capture_output=True)
+    subprocess.run([*BUILD, "--out", str(out)], check=True, capture_output=True, cwd=ROOT)
     assert not (out / "old-page.html").exists() and not (out / "static" / "gone.js").exists()
     assert "old-page.html" not in sw_manifest(out)["files"]
 
     foreign = tmp_path / "notes"
     foreign.mkdir()
     (foreign / "keep.txt").write_text("mine", encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(foreign)],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run([*BUILD, "--out", str(foreign)],
+                          capture_output=True, text=True, check=False, cwd=ROOT)
     assert proc.returncode != 0 and "not empty" in proc.stderr
     assert [p.name for p in foreign.iterdir()] == ["keep.txt"]
 
@@ -359,8 +340,8 @@ def test_a_failed_build_leaves_the_previous_site_whole(built_site, tmp_path):
     # (export/head_scores.py), so the folder loads and the pages fail on it.
     del meta["head_definitions"]["induction"]
     (model / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(ROOT / "site" / "build.py"), "--out", str(out), "--model", str(model)],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run([*BUILD, "--out", str(out), "--model", str(model)],
+                          capture_output=True, text=True, check=False, cwd=ROOT)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: the site was not built: cannot render the pages"), lines

@@ -7,14 +7,14 @@ from __future__ import annotations
 import copy
 import json
 import re
-import sys
 
 import pytest
 from other_model import NAME, ONE_LAYER_NAME, SHORT_NAME, one_layer_model, other_model, short_model
 from test_model_card import parse, squash
 
-from browser import build_site
-from conftest import MODEL_DIR, ROOT
+from conftest import MODEL_DIR
+from site_builder.model_charts import curve
+from testbed.built_site import build_site
 
 PAGES = ("index.html", "attention.html", "model.html", "embed.html")
 
@@ -135,9 +135,6 @@ def test_the_curve_sentence_fits_the_curve(other):
     """The training curve's sentence says what the recorded evaluations did: a fall only when the
     figure fell, one figure when there is one (a one-evaluation run once read "fell from 3.112 at
     step 50 to 3.112 at step 50")."""
-    sys.path.insert(0, str(ROOT / "site"))
-    from model_charts import curve
-
     docs, meta = other
     assert curve(meta)["label"] in squash(docs["model.html"].text())
     for history, want in [

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from other_model import one_layer_model, other_model
 
-from browser import build_site, serve_dir
 from conftest import view_result, wait_live
 from export.heads import ort_run
 from export.parity import session_for
+from testbed.built_site import build_site
+from testbed.static_server import serve_dir
 from train.tokenizer import load_tokenizer_json
 
 pytestmark = pytest.mark.browser

@@ -4,7 +4,6 @@ schema writes today, and the build, the macro and the model card's links take th
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -12,23 +11,17 @@ import subprocess
 import pytest
 
 from conftest import ROOT
+from site_builder import build, model_card
 
 SCHEMA_JSON = ROOT / "static" / "attention-view" / "state-schema.json"
 STATE_TYPE = ROOT / "static" / "attention-view" / "state-type.js"
-
-
-def load(name: str):
-    spec = importlib.util.spec_from_file_location(f"site_{name}", ROOT / "site" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def written_by_the_schema(*args: str) -> str:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    proc = subprocess.run([node, str(ROOT / "site" / "state_schema.mjs"), *args], capture_output=True, text=True,
+    proc = subprocess.run([node, str(ROOT / "site_builder" / "state_schema.mjs"), *args], capture_output=True, text=True,
                           cwd=ROOT, timeout=60, check=True)
     return proc.stdout
 
@@ -45,17 +38,14 @@ def test_the_state_typedef_is_what_the_schema_writes_now():
 
 def test_build_and_model_card_take_their_keys_from_the_schema():
     keys = [k["key"] for k in json.loads(written_by_the_schema())["keys"]]
-    build = load("build")
     assert build.page_params() == keys
-    card = load("model_card")
     # Every key with a value, in the schema's order; the default colour scale is left out.
     state = {k: "x" for k in reversed(keys)} | {"scale": "share", "layer": 2}
-    assert card.to_hash(state) == "#" + "&".join(f"{k}={'2' if k == 'layer' else 'x'}" for k in keys if k != "scale")
-    assert card.to_hash({"scale": "relative"}) == "#scale=relative"
+    assert model_card.to_hash(state) == "#" + "&".join(f"{k}={'2' if k == 'layer' else 'x'}" for k in keys if k != "scale")
+    assert model_card.to_hash({"scale": "relative"}) == "#scale=relative"
 
 
 def test_the_macro_writes_every_state_key_and_refuses_others():
-    build = load("build")
     keys = build.state_keys()
     env = build.make_env()
     args = ", ".join(f'{k}="v-{k}"' for k in reversed(keys))

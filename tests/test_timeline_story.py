@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import html
-import importlib.util
 import json
 import re
 import shutil
@@ -17,20 +16,10 @@ import pytest
 from other_model import other_model
 from timeline_model import timeline_model, timeline_site
 
-from browser import build_site
-from conftest import ROOT
-
-
-def site_module(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "site" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-build = site_module("build")  # puts site/ on the import path for the modules below
-story = site_module("timeline_story").story
-counted = site_module("model_facts").counted
+from site_builder import build
+from site_builder.model_facts import counted
+from site_builder.timeline_story import story
+from testbed.built_site import build_site
 
 
 def section(page: str, section_id: str) -> str | None:

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from browser import host_page
 from conftest import view_result, wait_live
 from helpers import ROOT
+from platform_page import host_page
 
 pytestmark = pytest.mark.browser
 

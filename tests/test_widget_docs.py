@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
 import subprocess
-import sys
 
 import pytest
 
-from browser import serve
+from build_tree import copy_build_sources
 from conftest import ROOT, open_view, view_result, wait_live, watched_page
+from testbed.built_site import BUILD
+from testbed.static_server import serve
 
 pytestmark = pytest.mark.browser
 
@@ -47,12 +47,7 @@ def follow_the_doc(tree):
 @pytest.fixture(scope="module")
 def example_site(tmp_path_factory):
     tree = tmp_path_factory.mktemp("tree")
-    for name in ("site", "static", "examples"):
-        shutil.copytree(ROOT / name, tree / name, ignore=shutil.ignore_patterns("__pycache__"))
-    (tree / "attention_live").mkdir()  # the build checks the model folder with the package's own check
-    for name in ("integrity.py", "meta_schema.py", "meta.schema.json"):  # and meta.json with its schema
-        shutil.copy2(ROOT / "attention_live" / name, tree / "attention_live" / name)
-    (tree / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
+    copy_build_sources(tree)
     module = follow_the_doc(tree)
     # The types the doc promises: the new module passes the same check as the shipped ones.
     tsconfig = (ROOT / "tsconfig.json").read_text(encoding="utf-8")
@@ -61,8 +56,7 @@ def example_site(tmp_path_factory):
                            capture_output=True, text=True, check=False)
     assert check.returncode == 0, check.stdout + check.stderr
     out = tree / "_site"
-    subprocess.run([sys.executable, str(tree / "site" / "build.py"), "--out", str(out)], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([*BUILD, "--out", str(out)], check=True, stdout=subprocess.DEVNULL, cwd=tree)
     assert (out / module).is_file()
     server = serve(out)
     yield server.url

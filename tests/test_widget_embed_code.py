@@ -4,13 +4,14 @@ a jinja2 macro call that, pasted into a fresh page, reproduce the view on screen
 
 from __future__ import annotations
 
-import importlib.util
 import re
 
 import pytest
 
-from browser import ROOT, serve
 from conftest import embed_codes, view_result, wait_live, watched_page
+from helpers import ROOT
+from site_builder import build
+from testbed.static_server import serve
 
 pytestmark = pytest.mark.browser
 
@@ -76,11 +77,8 @@ def test_snippets_reproduce_the_view(browser, server):
 
         from jinja2 import Environment, FileSystemLoader
 
-        env = Environment(loader=FileSystemLoader(str(ROOT / "site" / "templates")), autoescape=True)
-        # The macro's attributes come from the widget's state schema, through site/build.py.
-        spec = importlib.util.spec_from_file_location("site_build", ROOT / "site" / "build.py")
-        build = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(build)
+        env = Environment(loader=FileSystemLoader(str(ROOT / "site_builder" / "templates")), autoescape=True)
+        # The macro's attributes come from the widget's state schema, through site_builder/build.py.
         env.globals["widget_module"] = build.WIDGET_MODULE
         env.globals["view_attributes"] = build.view_attributes
         html = env.from_string('{% from "_macros.html" import attention_view, attention_view_head %}'

@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 
 import pytest
 
-from browser import BUILD_SCRIPT, build_site, serve_dir
 from conftest import view_result, wait_live, watched_page
 from helpers import ROOT, SHADOW, expected_labels
+from testbed.built_site import BUILD, build_site
+from testbed.static_server import serve_dir
 
 pytestmark = pytest.mark.browser
 
@@ -113,8 +113,8 @@ def test_thumbnails_select_heads_and_carry_the_roles(browser, sites):
 
 def test_without_heads_the_folder_is_refused_by_name(sites, tmp_path):
     urls, _ = sites
-    proc = subprocess.run([sys.executable, str(BUILD_SCRIPT), "--out", str(tmp_path / "site"), "--model", str(urls["bare"])],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run([*BUILD, "--out", str(tmp_path / "site"), "--model", str(urls["bare"])],
+                          capture_output=True, text=True, check=False, cwd=ROOT)
     assert proc.returncode == 2 and "meta.json has no heads" in proc.stderr, proc.stderr
     assert not (tmp_path / "site").exists()
 

@@ -15,10 +15,11 @@ import pytest
 from circuit_model import CIRCUIT_MODEL, python_rows
 from other_model import other_model
 
-from browser import build_site, serve_dir
 from conftest import view_result, wait_live
 from export.circuit import example_row
 from reference import Reference
+from testbed.built_site import build_site
+from testbed.static_server import serve_dir
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from browser import serve
+from testbed.static_server import serve
 from widget_faults import (  # noqa: F401  (fixtures)
     MODEL_DIR,
     ROOT,
@@ -133,7 +133,7 @@ def test_a_same_origin_server_that_does_not_answer_is_not_blamed_on_cors(wpage, 
 
 def fallbacks() -> dict[str, str]:
     embed_menu = (ROOT / "static" / "attention-view" / "share" / "embed-menu.js").read_text(encoding="utf-8")
-    macro = (ROOT / "site" / "templates" / "_macros.html").read_text(encoding="utf-8")
+    macro = (ROOT / "site_builder" / "templates" / "_macros.html").read_text(encoding="utf-8")
     docs = (ROOT / "docs" / "embedding.md").read_text(encoding="utf-8")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     return {

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from other_model import harbour_text, run
 
-from browser import build_site
 from helpers import synthetic_text
+from testbed.built_site import build_site
 
 COMMON = ["--vocab-size", "300", "--n-ctx", "64", "--d-model", "32", "--d-ff", "64", "--batch-size", "8",
           "--eval-every", "10", "--patience", "100", "--threads", "1"]

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from browser import SITE_TYPES as TYPES
 from conftest import view_result  # noqa: F401  (the widget tests import it from here)
 from helpers import MODEL_DIR, ROOT  # noqa: F401  (the widget tests import them from here)
+from testbed.static_server import SITE_TYPES as TYPES
 
 
 def corrupt(data: bytes) -> bytes:

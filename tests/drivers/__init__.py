@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-from browser import BUILD_SCRIPT
+from helpers import ROOT
+from testbed.built_site import BUILD
 
 ENGINES = ("chromium", "firefox", "webkit")
 RECORDER = Path(__file__).with_name("recorder.js")
@@ -156,6 +156,6 @@ def instrument(site: Path, out: Path) -> Path:
         src = "../" * (len(page.relative_to(out).parts) - 1) + "test-recorder.js"
         assert html.count("<head>\n") == 1, page
         page.write_text(html.replace("<head>\n", f'<head>\n  <script src="{src}"></script>\n'), encoding="utf-8")
-    subprocess.run([sys.executable, str(BUILD_SCRIPT), "--out", str(out), "--manifest-only"], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([*BUILD, "--out", str(out), "--manifest-only"], check=True,
+                   stdout=subprocess.DEVNULL, cwd=ROOT)
     return out

@@ -1,5 +1,5 @@
 """Chromium for the engine tests: Debian's chromium through the session's Playwright browser
-(tests/browser.py launches it; a process can run only one sync Playwright)."""
+(testbed/chromium.py launches it; a process can run only one sync Playwright)."""
 
 from __future__ import annotations
 

@@ -1,72 +1,22 @@
-"""The one copy of the browser and test-server setup, shared by the tests (conftest.py) and the
-benchmark (bench/run.py): Debian's chromium through Playwright, and static file servers on
-127.0.0.1 (plain, CORS, hostile caching headers, wrong 304s, several folders mounted on one
-origin). Firefox and WebKit are driven from tests/drivers/."""
+"""Static files on 127.0.0.1 and a free port, served from a thread: plain, with CORS, with a
+careless production server's caching headers, answering 304 to every conditional request, or
+several folders mounted on one origin (and remounted while serving: a "deploy")."""
 
 from __future__ import annotations
 
 import email.utils
 import http.server
-import importlib.util
-import os
-import re
-import subprocess
 import sys
 import threading
 import time
 import urllib.parse
-from html import unescape
 from pathlib import Path
 from typing import ClassVar
 
-from helpers import ROOT
+# The content types a static host must send: the project's one list (`make serve`'s).
+from site_builder.serve import TYPES as SITE_TYPES
 
-BUILD_SCRIPT = ROOT / "site" / "build.py"
-# Another binary (or none: CHROMIUM=/nonexistent) for the Playwright tests.
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 MONTH = 30 * 24 * 3600
-
-
-def _site_module(name: str):
-    """A script of site/ by file path (a `site` package would shadow Python's own module)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "site" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-# The content types a static host must send: the project's one list (site/serve.py, `make serve`).
-SITE_TYPES: dict[str, str] = _site_module("serve").TYPES
-
-
-def launch(playwright):
-    """Debian's chromium (never a Playwright-downloaded browser) with the shared flags."""
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-
-
-def build_site(out: Path, *args: str) -> Path:
-    """Run the real build script (`python site/build.py --out OUT ...`)."""
-    subprocess.run([sys.executable, str(BUILD_SCRIPT), "--out", str(out), *args], check=True,
-                   stdout=subprocess.DEVNULL)
-    return out
-
-
-def site_csp(site: Path) -> str:
-    """The Content-Security-Policy of a built site, as the build wrote it into its live page
-    (site/build.py's CSP is the one copy; tests and the benchmark read it from here)."""
-    html = (site / "index.html").read_text(encoding="utf-8")
-    found = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html)
-    assert len(found) == 1, "the live page must carry exactly one CSP"
-    return unescape(found[0])
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -155,14 +105,3 @@ def serve_dir(directory: Path, cors: bool = False):
     """Serve `directory` on 127.0.0.1 and a free port; returns (base_url, server)."""
     server = serve(directory, cors=cors)
     return server.url, server
-
-
-def host_page(site_url, page, query: str, width: int = 640, height: int = 700, head: str = "", after: str = "") -> None:
-    """A foreign 'platform' page (no CSP of ours, routed on the test server's origin) holding one
-    iframe of embed.html?QUERY, WIDTH x HEIGHT; `head` goes in its <head>, `after` after the frame."""
-    html = (f'<!doctype html><html><head><meta charset="utf-8"><title>platform</title>{head}</head><body>'
-            f'<p>Course text before the embed.</p>'
-            f'<iframe src="embed.html?{query}" width="{width}" height="{height}" title="Live attention view"></iframe>'
-            f'{after}</body></html>')
-    page.route(f"{site_url}/platform.html", lambda route: route.fulfill(status=200, content_type="text/html", body=html))
-    page.goto(f"{site_url}/platform.html")

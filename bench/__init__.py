@@ -1,0 +1,2 @@
+"""The benchmark of the live page (`python -m bench.run`, what `make bench` runs), the A/B of its
+cold start (`python -m bench.ab`) and the README's screenshot (`python -m bench.screenshot`)."""
