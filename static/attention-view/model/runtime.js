@@ -13,7 +13,7 @@ import { heldRuntime } from "./held-files.js";
 
 // Only the wasm build: the package's default entry pulls a 28 MB wasm with WebGPU support.
 const ORT_MODULE = `${VENDOR}ort.wasm.min.mjs`;
-// The one wasm this build of the runtime loads (site/build.py copies it beside the module).
+// The one wasm this build of the runtime loads (site_builder/build.py copies it beside the module).
 export const ORT_WASM = `${VENDOR}ort-wasm-simd-threaded.wasm`;
 const FATAL_ONLY = 4; // onnxruntime's log severity: the start-up create fails by design, quietly
 
