@@ -45,24 +45,19 @@ PORT      ?= 8000
 SITE      := _site
 DEFAULT_DESCRIPTION := Alice's Adventures in Wonderland by Lewis Carroll (Project Gutenberg \#11), last 10% held out; eleven companion books train only
 DESCRIPTION ?= $(if $(RECORD),$(call recorded,corpus.description),$(if $(is_default),$(DEFAULT_DESCRIPTION)))
-# The recipe the shipped model was trained with (docs/experiments.md, run M4): the
-# induction curriculum, which grows a layer-2 induction head through a layer-1 head and keeps a
-# speaker head beside it. One thread: two give other last bits, and on two threads this recipe
-# missed the speaker story's opening view by 0.03 (run M2), so `make model` takes ~15 minutes, not ~10.
-# RECIPE= trains the plain text-only model of the trainer's defaults (~5 minutes, no circuit).
-# The trainer reads it whole (--recipe), so that STEPS can fall back to the plain recipe.
-RECIPE    ?= --threads 1 --steps 2500 --warmup-frac 0.02 --patience 100 --seed 2 --dropout 0 \
-	--layer1-slope-scale 4 --synthetic-steps 300 --synthetic-heads 2.4 --repeat-frac 0.0625 \
-	--repeat-min-period 8 --repeat-max-period 64 --repeat-embeddings frozen-after-warm-up \
-	--text-heads-off 2.4 --text-heads-off-frac 0.9
+# The recipe to train, by name: a file in train/recipes/ (NAME.toml). `shipped` is the shipped
+# model's (docs/experiments.md, run M4: the induction curriculum, one thread, ~15 minutes);
+# RECIPE=plain (or RECIPE=) trains the plain text-only model of the trainer's defaults (~5
+# minutes, no circuit). The checkpoint and meta.json record the name.
+RECIPE    ?= shipped
 # STEPS=N trains N steps with the recipe fitted to them: its snapshots and its warm-up's start
 # scale with N, its 300-step warm-up stays whole and needs N >= 600; below that N steps of the
-# plain recipe (RECIPE=). The run says which before it starts (train/recipe.py has the rule).
+# plain recipe (RECIPE=plain). The run says which before it starts (train/recipe.py has the rule).
 STEPS     ?=
 # Training flags beyond the texts and the recipe (they win over it), e.g. TRAIN_FLAGS="--seed 3".
 TRAIN_FLAGS ?=
 TRAIN_ARGS = --corpus "$(CORPUS)" $(if $(COMPANIONS),--companions $(COMPANIONS)) --out $(CKPT) \
-	--recipe="$(RECIPE)" $(if $(STEPS),--fit-steps $(STEPS)) $(TRAIN_FLAGS)
+	--recipe "$(RECIPE)" $(if $(STEPS),--fit-steps $(STEPS)) $(TRAIN_FLAGS)
 # The default view is chosen at export from what the model does; VIEW_FLAGS="--text ... --layer 2
 # --head 3" pins it. Heads carry no order: HEAD_ORDER="2:3,1,2,4" renumbers layer 2's at export.
 VIEW_FLAGS ?=
@@ -92,7 +87,7 @@ site: $(call GROUP,site) $(RUNTIME)
 model: $(call GROUP,train)
 	@echo "make model: tokenizer, training and export into $(MODEL_OUT)/"
 	$(PY) -m train --check $(TRAIN_ARGS)
-	$(PY) -m export --check $(EXPORT_FLAGS) -- $(RECIPE) $(TRAIN_FLAGS)
+	$(PY) -m export --check $(EXPORT_FLAGS) -- $$($(PY) -m train.recipe_files "$(RECIPE)") $(TRAIN_FLAGS)
 	$(MAKE) train export
 
 # Download the training texts from Project Gutenberg into corpus/ (git-ignored), for anyone
@@ -147,7 +142,7 @@ $(PIP_READY):
 	$(PY) -m pip install --quiet --upgrade 'pip>=25.1'
 	touch $@
 
-# `site` needs jinja2 alone; the other groups run the model too, so they bring the package's own
+# `site` needs jinja2 and brotli alone; the other groups run the model too, so they bring the package's own
 # dependencies (onnxruntime, tokenizers, numpy: pyproject.toml [project]) with an editable install.
 .venv/.group-site: pyproject.toml | $(PIP_READY)
 	$(PY) -m pip install --quiet --group site

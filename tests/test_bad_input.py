@@ -194,10 +194,10 @@ def test_bad_training_settings_fail_before_anything_is_written(flags, needle, tm
 
 def test_train_writes_beside_the_shipped_model_by_default(tmp_path):
     """Without --out a run writes models/<corpus name>.pt, never the shipped checkpoints/alice.pt."""
-    from train.settings import TrainArgs
+    from train.settings import TrainSettings
 
-    assert TrainArgs(corpus="some/where/alice.txt").output().as_posix() == "models/alice.pt"
-    assert TrainArgs(corpus="x.txt", out="a/b.pt").output().as_posix() == "a/b.pt"
+    assert TrainSettings.of(corpus="some/where/alice.txt").checkpoint_path().as_posix() == "models/alice.pt"
+    assert TrainSettings.of(corpus="x.txt", out="a/b.pt").checkpoint_path().as_posix() == "a/b.pt"
 
 
 @pytest.mark.parametrize("module", ["train", "train.evaluate", "train.download", "export", "export.ship"])

@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT
 from site_builder import model_facts
 from train.model import ModelConfig
-from train.settings import TrainArgs
+from train.settings import TrainSettings
 
 CASES = json.loads((ROOT / "tests" / "data" / "head-syntax-cases.json").read_text(encoding="utf-8"))
 MODEL = ModelConfig(n_layer=CASES["model"]["n_layer"], n_head=CASES["model"]["n_head"])
@@ -28,11 +28,11 @@ def test_training_reads_each_head_setting_as_the_page_does(n, setting):
     # text_heads_off needs its share exactly when it names heads
     extra = {"text_heads_off_frac": 0.5} if setting == "text_heads_off" and case.get("heads") else {}
     if "heads" in case:
-        args = TrainArgs(corpus="x", model=MODEL, **{setting: case["ablate"]}, **extra)
-        assert args._heads(setting) == ([(layer - 1, head - 1) for layer, head in case["heads"]] or None)
+        args = TrainSettings.of(corpus="x", model=MODEL, **{setting: case["ablate"]}, **extra)
+        assert args.curriculum.heads(setting, MODEL) == ([(layer - 1, head - 1) for layer, head in case["heads"]] or None)
     else:
         with pytest.raises(ValueError) as err:
-            TrainArgs(corpus="x", model=MODEL, **{setting: case["ablate"]}, text_heads_off_frac=0.5)
+            TrainSettings.of(corpus="x", model=MODEL, **{setting: case["ablate"]}, text_heads_off_frac=0.5)
         assert case["error"] in str(err.value) and "layer.head" in str(err.value)
 
 

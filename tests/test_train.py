@@ -226,7 +226,7 @@ def test_curriculum_rows_repeat_with_their_period():
     """Repeated sequences tile p random tokens (p within the bounds); the legacy form repeats
     half the row twice; the synthetic warm-up is every row, then repeat_frac of them."""
     from train.curriculum import repeat_rows, repeated_sequences
-    from train.settings import TrainArgs
+    from train.settings import TrainSettings
 
     vocab = torch.arange(100, 200)
     rows = repeated_sequences(64, 128, vocab, torch.Generator().manual_seed(0), 8, 64)
@@ -239,19 +239,19 @@ def test_curriculum_rows_repeat_with_their_period():
     assert min(periods) < 20 and max(periods) > 50  # spread over the range
     twice = repeated_sequences(4, 128, vocab, torch.Generator().manual_seed(0))
     assert torch.equal(twice[:, :64], twice[:, 65:129])
-    args = TrainArgs(corpus="x", steps=100, batch_size=32, synthetic_steps=10, repeat_frac=0.25)
+    args = TrainSettings.of(corpus="x", steps=100, batch_size=32, synthetic_steps=10, repeat_frac=0.25)
     assert [repeat_rows(s, args) for s in (0, 9, 10, 99)] == [32, 32, 8, 8]
-    assert repeat_rows(50, TrainArgs(corpus="x", steps=100)) == 0
-    burst = TrainArgs(corpus="x", steps=100, batch_size=32, synthetic_start=40, synthetic_steps=10, repeat_frac=0.125)
+    assert repeat_rows(50, TrainSettings.of(corpus="x", steps=100)) == 0
+    burst = TrainSettings.of(corpus="x", steps=100, batch_size=32, synthetic_start=40, synthetic_steps=10, repeat_frac=0.125)
     assert [repeat_rows(s, burst) for s in (0, 39, 40, 49, 50)] == [4, 4, 32, 32, 4]
 
 
 def test_text_repeats_tile_the_start_of_their_own_text_window():
     from train.curriculum import batch
-    from train.settings import TrainArgs
+    from train.settings import TrainSettings
 
     data = torch.arange(1000)  # every window is a run of consecutive ids: easy to recognise
-    args = TrainArgs(corpus="x", steps=100, batch_size=8, repeat_frac=0.5, repeat_source="text",
+    args = TrainSettings.of(corpus="x", steps=100, batch_size=8, repeat_frac=0.5, repeat_source="text",
                      repeat_min_period=4, repeat_max_period=9)
     rows, _ = batch(10, args, data, 32, torch.arange(5), torch.Generator().manual_seed(0))
     assert all(torch.equal(r[1:], r[:-1] + 1) for r in rows[:4])  # the text rows: untouched windows
@@ -260,8 +260,8 @@ def test_text_repeats_tile_the_start_of_their_own_text_window():
         assert torch.equal(r[1:p], r[: p - 1] + 1)  # one copy is a piece of text
         assert not torch.equal(r[1:], r[:-1] + 1)
     with pytest.raises(ValueError, match="repeat_source"):
-        TrainArgs(corpus="x", repeat_source="text")
-    after = TrainArgs(corpus="x", steps=100, batch_size=8, synthetic_steps=5, repeat_frac=0.5,
+        TrainSettings.of(corpus="x", repeat_source="text")
+    after = TrainSettings.of(corpus="x", steps=100, batch_size=8, synthetic_steps=5, repeat_frac=0.5,
                       repeat_source="text-after-warm-up", repeat_min_period=4, repeat_max_period=9)
     warm, _ = batch(2, after, data, 32, torch.arange(5), torch.Generator().manual_seed(0))
     assert warm.max() < 5  # the synthetic steps: random tokens of `frequent`
@@ -272,11 +272,11 @@ def test_text_repeats_tile_the_start_of_their_own_text_window():
 def test_dropout_is_off_during_the_warm_up_and_the_models_own_after():
     from train.curriculum import set_dropout
     from train.model import ModelConfig, TinyTransformer
-    from train.settings import TrainArgs
+    from train.settings import TrainSettings
 
     cfg = ModelConfig(vocab_size=50, n_ctx=16, d_model=16, d_ff=32, dropout=0.2, attn_dropout=0.05)
     model = TinyTransformer(cfg)
-    args = TrainArgs(corpus="x", steps=100, synthetic_steps=10, model=cfg)
+    args = TrainSettings.of(corpus="x", steps=100, synthetic_steps=10, model=cfg)
     rates = lambda: {n: m.p for n, m in model.named_modules() if isinstance(m, torch.nn.Dropout)}
     set_dropout(model, 9, args)
     assert set(rates().values()) == {0.0}
@@ -287,13 +287,14 @@ def test_dropout_is_off_during_the_warm_up_and_the_models_own_after():
 
 
 def test_synthetic_heads_leave_only_the_named_heads_of_their_layer_on():
-    from train.settings import TrainArgs
+    from train.settings import TrainSettings
 
-    assert TrainArgs(corpus="x").synthetic_mask() is None
-    mask = TrainArgs(corpus="x", synthetic_heads="2.4").synthetic_mask()
+    cfg = TrainSettings().model
+    assert TrainSettings.of(corpus="x").curriculum.synthetic_mask(cfg) is None
+    mask = TrainSettings.of(corpus="x", synthetic_heads="2.4").curriculum.synthetic_mask(cfg)
     assert mask.tolist() == [[1, 1, 1, 1], [0, 0, 0, 1]]
     with pytest.raises(ValueError, match="layer.head"):
-        TrainArgs(corpus="x", synthetic_heads="3.1")
+        TrainSettings.of(corpus="x", synthetic_heads="3.1")
 
 
 def test_repeated_rows_reach_only_the_synthetic_heads():
@@ -301,15 +302,15 @@ def test_repeated_rows_reach_only_the_synthetic_heads():
     other heads' weights get no gradient from them."""
     from train.curriculum import forward
     from train.model import ModelConfig, TinyTransformer
-    from train.settings import TrainArgs
+    from train.settings import TrainSettings
 
     cfg = ModelConfig(vocab_size=50, n_ctx=16, d_model=16, d_ff=32, dropout=0.0)
-    args = TrainArgs(corpus="x", steps=100, batch_size=4, repeat_frac=0.5, synthetic_heads="2.4", model=cfg)
+    args = TrainSettings.of(corpus="x", steps=100, batch_size=4, repeat_frac=0.5, synthetic_heads="2.4", model=cfg)
     model = TinyTransformer(cfg)
     x = torch.randint(0, 50, (4, 16))
-    logits = forward(model, x, 10, args, args.synthetic_mask())
+    logits = forward(model, x, 10, args, args.curriculum.synthetic_mask(cfg))
     assert torch.allclose(logits[:2], model(x[:2])[0])  # the text rows: every head on
-    assert torch.allclose(logits[2:], model(x[2:], args.synthetic_mask())[0])
+    assert torch.allclose(logits[2:], model(x[2:], args.curriculum.synthetic_mask(cfg))[0])
     logits[2:].sum().backward()  # the repeated rows alone
     q_of_head_1 = model.blocks[1].attn.qkv.weight.grad[:4]  # layer 2, head 1's query rows (d_head 4)
     assert torch.count_nonzero(q_of_head_1) == 0
@@ -321,26 +322,26 @@ def test_text_heads_off_switch_the_named_heads_off_for_their_share_of_the_text_r
     get no gradient from them), the other text rows with every head, the repeated rows as before."""
     from train.curriculum import forward
     from train.model import ModelConfig, TinyTransformer
-    from train.settings import TrainArgs
+    from train.settings import TrainSettings
 
     cfg = ModelConfig(vocab_size=50, n_ctx=16, d_model=16, d_ff=32, dropout=0.0)
-    args = TrainArgs(corpus="x", steps=100, batch_size=8, repeat_frac=0.25, synthetic_heads="2.4",
+    args = TrainSettings.of(corpus="x", steps=100, batch_size=8, repeat_frac=0.25, synthetic_heads="2.4",
                      text_heads_off="2.4", text_heads_off_frac=0.5, model=cfg)
-    assert args.text_mask().tolist() == [[1, 1, 1, 1], [1, 1, 1, 0]]
+    assert args.curriculum.text_mask(cfg).tolist() == [[1, 1, 1, 1], [1, 1, 1, 0]]
     model = TinyTransformer(cfg)
     x = torch.randint(0, 50, (8, 16))
-    logits = forward(model, x, 10, args, args.synthetic_mask(), args.text_mask())
-    assert torch.allclose(logits[:3], model(x[:3], args.text_mask())[0])  # 3 of the 6 text rows
+    logits = forward(model, x, 10, args, args.curriculum.synthetic_mask(cfg), args.curriculum.text_mask(cfg))
+    assert torch.allclose(logits[:3], model(x[:3], args.curriculum.text_mask(cfg))[0])  # 3 of the 6 text rows
     assert torch.allclose(logits[3:6], model(x[3:6])[0])
-    assert torch.allclose(logits[6:], model(x[6:], args.synthetic_mask())[0])
+    assert torch.allclose(logits[6:], model(x[6:], args.curriculum.synthetic_mask(cfg))[0])
     assert not torch.allclose(logits[:3], model(x[:3])[0])  # the switch did something
     logits[:3].sum().backward()
     assert torch.count_nonzero(model.blocks[1].attn.qkv.weight.grad[12:16]) == 0  # layer 2, head 4's queries
     assert torch.count_nonzero(model.blocks[1].attn.qkv.weight.grad[:4]) > 0
     with pytest.raises(ValueError, match="set both"):
-        TrainArgs(corpus="x", text_heads_off="2.4")
+        TrainSettings.of(corpus="x", text_heads_off="2.4")
     with pytest.raises(ValueError, match="layer.head"):
-        TrainArgs(corpus="x", text_heads_off="0.1", text_heads_off_frac=0.5)
+        TrainSettings.of(corpus="x", text_heads_off="0.1", text_heads_off_frac=0.5)
 
 
 @pytest.mark.parametrize("embeddings", ["train", "frozen", "frozen-after-warm-up"])
@@ -349,10 +350,10 @@ def test_frozen_repeat_embeddings_leave_the_token_table_to_text(embeddings):
     and the same logits; the text rows still train it."""
     from train.curriculum import forward
     from train.model import ModelConfig, TinyTransformer
-    from train.settings import TrainArgs
+    from train.settings import TrainSettings
 
     cfg = ModelConfig(vocab_size=50, n_ctx=16, d_model=16, d_ff=32, dropout=0.0)
-    args = TrainArgs(corpus="x", steps=100, batch_size=4, repeat_frac=0.5, repeat_embeddings=embeddings, model=cfg)
+    args = TrainSettings.of(corpus="x", steps=100, batch_size=4, repeat_frac=0.5, repeat_embeddings=embeddings, model=cfg)
     model = TinyTransformer(cfg)
     x = torch.randint(0, 50, (4, 16))
     logits = forward(model, x, 10, args, None)
@@ -363,7 +364,7 @@ def test_frozen_repeat_embeddings_leave_the_token_table_to_text(embeddings):
     model.zero_grad()
     forward(model, x, 10, args, None)[:2].sum().backward()
     assert torch.count_nonzero(model.tok_emb.weight.grad) > 0
-    warm = TrainArgs(corpus="x", steps=100, batch_size=4, synthetic_steps=5, repeat_frac=0.5,
+    warm = TrainSettings.of(corpus="x", steps=100, batch_size=4, synthetic_steps=5, repeat_frac=0.5,
                      repeat_embeddings=embeddings, model=cfg)
     model.zero_grad()
     forward(model, x, 2, warm, None).sum().backward()  # a synthetic step: every row repeated
@@ -374,16 +375,16 @@ def test_frozen_repeat_embeddings_leave_the_token_table_to_text(embeddings):
 def test_old_checkpoints_settings_replay_as_recorded():
     """Settings recorded before the curriculum existed keep their meaning (repeats from 30% of
     the schedule at 0.3 of the loss, no snapshots)."""
-    from train.settings import TrainArgs
+    from train.settings import TrainSettings
 
     old = load_checkpoint(ROOT / "checkpoints" / "alice.pt")["train_args"]
     # the shipped checkpoint records every setting; drop the ones that came with the curriculum
     later = ("synthetic_steps", "synthetic_dropout", "snapshots", "repeat_start", "repeat_weight")
     old = {k: v for k, v in old.items() if k not in later}
-    args = TrainArgs.from_dict(old)
-    assert (args.repeat_start, args.repeat_weight, args.snapshots) == (0.3, 0.3, "")
+    args = TrainSettings.from_dict(old)
+    assert (args.curriculum.repeat_start, args.curriculum.repeat_weight, args.output.snapshots) == (0.3, 0.3, "")
     # runs recorded before synthetic_dropout existed kept dropout on during a warm-up
-    assert TrainArgs.from_dict({**old, "synthetic_steps": 5}).synthetic_dropout == old["model"]["dropout"]
+    assert TrainSettings.from_dict({**old, "synthetic_steps": 5}).curriculum.synthetic_dropout == old["model"]["dropout"]
 
 
 def test_the_targets_table_holds_the_circuit_bars():

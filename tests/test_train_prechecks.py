@@ -18,11 +18,10 @@ from helpers import synthetic_text
 from train import run_eta
 from train.machine import cores
 from train.recipe import fit_steps
-from train.settings import TrainArgs
+from train.settings import TrainSettings
 
-# The Makefile's RECIPE, read from the Makefile itself.
-RECIPE = " ".join(re.search(r"^RECIPE\s*\?=\s*(.*?)(?<!\\)\n(?!\t)", (ROOT / "Makefile").read_text(), re.M | re.S)
-                  .group(1).replace("\\\n", " ").split())
+# The Makefile's RECIPE, read from the Makefile itself: a recipe's name.
+RECIPE = re.search(r"^RECIPE\s*\?=\s*(\S+)$", (ROOT / "Makefile").read_text(), re.M).group(1)
 
 
 def run(*args, module="train"):
@@ -67,25 +66,24 @@ def test_a_run_too_short_for_the_curriculum_names_steps_and_recipe(corpus, tmp_p
 
 
 def build_from(recipe: str, flags: str = ""):
-    def build(with_recipe: bool) -> TrainArgs:
-        from train.__main__ import args_from, parse_args
+    from train.__main__ import builder
 
-        return args_from(parse_args(["--corpus", "x.txt", *shlex.split(recipe if with_recipe else ""), *shlex.split(flags)]))
-    return build
+    return builder(recipe, ["--corpus", "x.txt", *shlex.split(flags)])
 
 
 def test_the_curriculum_is_fitted_when_its_warm_up_fits_else_the_plain_recipe():
     args, line = fit_steps(build_from(RECIPE), 600)
-    assert (args.steps, args.synthetic_steps, args.threads) == (600, 300, 1)
+    assert (args.optimiser.steps, args.curriculum.synthetic_steps, args.threads) == (600, 300, 1)
     assert args.snapshot_steps()[-3:] == [480, 540, 600]  # 2,000, 2,250, 2,500 scaled by 600/2,500
     assert line.startswith("recipe: the induction curriculum") and "600 steps" in line
     args, line = fit_steps(build_from(RECIPE, "--seed 9"), 599)
-    plain = TrainArgs(corpus="x.txt")
-    assert (args.steps, args.synthetic_steps, args.repeat_frac, args.text_heads_off) == (599, 0, 0.0, "")
+    plain = TrainSettings.of(corpus="x.txt")
+    c = args.curriculum
+    assert (args.optimiser.steps, c.synthetic_steps, c.repeat_frac, c.text_heads_off) == (599, 0, 0.0, "")
     assert (args.threads, args.model.dropout, args.seed) == (plain.threads, plain.model.dropout, 9)
     assert line.startswith("recipe: the plain text-only recipe, 599 steps") and "at least 600" in line
-    args, _ = fit_steps(build_from(""), 300)  # the plain recipe's snapshots scale alike
-    assert args.steps == 300 and max(args.snapshot_steps()) == 300
+    args, _ = fit_steps(build_from("plain"), 300)  # the plain recipe's snapshots scale alike
+    assert args.optimiser.steps == 300 and max(args.snapshot_steps()) == 300
 
 
 def test_check_says_the_recipe_and_the_time_and_writes_nothing(corpus, tmp_path):
@@ -100,7 +98,7 @@ def test_check_says_the_recipe_and_the_time_and_writes_nothing(corpus, tmp_path)
 
 def test_the_estimate_follows_the_steps_and_the_threads():
     def seconds(**kw):
-        return sum(run_eta.planned_seconds(TrainArgs(corpus="x.txt", snapshots="", **kw), 1_000, 100_000, False))
+        return sum(run_eta.planned_seconds(TrainSettings.of(corpus="x.txt", snapshots="", **kw), 1_000, 100_000, False))
 
     assert seconds(steps=2000) - seconds(steps=1000) == pytest.approx(1000 * run_eta.PACE[("plain", 2)], rel=0.05)
     assert seconds(steps=1000, threads=1) > seconds(steps=1000, threads=2)
@@ -130,7 +128,7 @@ def test_make_model_checks_the_training_flags_first_and_passes_steps(tmp_path):
     train = next(i for i, line in enumerate(lines) if "-m train " in line and "--check" not in line)
     assert check < export_check < train
     assert "--fit-steps 80" in lines[check] and "--fit-steps 80" in lines[train]
-    assert f'--recipe="{RECIPE}"' in lines[train]
+    assert f'--recipe "{RECIPE}"' in lines[train]
 
 
 def test_evaluate_scores_only_the_recorded_text(tmp_path, corpus):
@@ -149,7 +147,8 @@ def test_evaluate_scores_only_the_recorded_text(tmp_path, corpus):
 @pytest.mark.parametrize("shape", ["--n-layer 1 --n-head 4", "--n-layer 3 --n-head 2", "--positions learned"])
 def test_a_shape_the_curriculum_does_not_fit_trains_the_plain_recipe(shape):
     args, line = fit_steps(build_from(RECIPE, shape + " --seed 9"), 150)
-    assert (args.steps, args.synthetic_steps, args.repeat_frac, args.text_heads_off, args.seed) == (150, 0, 0.0, "", 9)
+    c = args.curriculum
+    assert (args.optimiser.steps, c.synthetic_steps, c.repeat_frac, c.text_heads_off, args.seed) == (150, 0, 0.0, "", 9)
     assert args.model.layer1_slope_scale == 1.0
     assert line.startswith("recipe: the plain text-only recipe, 150 steps") and "does not fit this model" in line
     assert "1 layers" not in line

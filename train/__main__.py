@@ -6,20 +6,21 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from train.checkpoint import load_checkpoint
+from train.checkpoint import load_checkpoint, resume_path
 from train.data import read_companions, read_corpus
 from train.evaluate import report
 from train.files import CommandLine, UserError, ensure_writable_dir
 from train.machine import check_machine
 from train.model import ModelConfig
 from train.recipe import fit_steps, recipe_line
+from train.recipe_files import PLAIN, as_flags, load, names
 from train.run_eta import estimate_line
-from train.settings import TrainArgs
-from train.trainer import fit, resume_path
+from train.settings import GROUPS, TrainSettings
+from train.trainer import fit
 
 HIDDEN = {"interrupt_at"}  # testing aids, not for users
 # Flags whose meaning is not obvious from the name alone.
@@ -54,35 +55,39 @@ def _add_flags(p: argparse.ArgumentParser, cls, skip=()) -> None:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    defaults = TrainArgs(corpus="")
+    defaults = TrainSettings()
     p = CommandLine(prog="python -m train", description=__doc__)
     p.add_argument("--corpus", help="any UTF-8 text file (Project Gutenberg boilerplate is stripped)")
     p.add_argument("--companions", nargs="*", default=[], metavar="DIR_OR_FILE",
                    help="more UTF-8 texts (or folders of *.txt) that only ever train")
-    p.add_argument("--out", default=defaults.out,
+    p.add_argument("--out", default=defaults.output.out,
                    help="checkpoint to write (default: models/<corpus file name>.pt)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue an interrupted run (*.resume.pt)")
-    p.add_argument("--recipe", default="", metavar="FLAGS",
-                   help="a recipe's flags as one string, written --recipe=\"...\" (make's RECIPE); the flags given beside it win over them")
+    p.add_argument("--recipe", default=PLAIN, metavar="NAME",
+                   help=f"the recipe to train: {', '.join(names())} (train/recipes/NAME.toml; make's RECIPE); "
+                        "the flags given beside it win over its settings (default: %(default)s)")
     p.add_argument("--fit-steps", type=int, default=0, metavar="N",
                    help="train N steps with the recipe fitted to them, or with the plain text-only recipe when its "
                         "curriculum cannot fit (train/recipe.py has the rule); the run says which")
     p.add_argument("--check", action="store_true",
                    help="check every setting, file and folder, say the recipe and the time it will take, write nothing")
     _add_flags(p.add_argument_group("model (recorded in the checkpoint; export needs no flags)"), ModelConfig)
-    _add_flags(p.add_argument_group("training"), TrainArgs, skip={"corpus", "out", "companions", "model"})
+    _add_flags(p.add_argument_group("run"), TrainSettings, skip={"recipe"})
+    for name, group in GROUPS.items():
+        _add_flags(p.add_argument_group(name), group, skip={"corpus", "out", "companions"})
     return p.parse_args(argv)
 
 
-def args_from(ns: argparse.Namespace) -> TrainArgs:
+def args_from(ns: argparse.Namespace, recipe: str = PLAIN) -> TrainSettings:
+    """The settings the parsed flags give, recorded as started from `recipe`."""
     try:
         model = ModelConfig(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(ModelConfig)})
     except ValueError as exc:
         raise UserError(f"model settings do not fit together: {exc}.")
-    skip = {"model"}
+    named = [f.name for group in (TrainSettings, *GROUPS.values()) for f in dataclasses.fields(group)]
     try:
-        return TrainArgs(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(TrainArgs) if f.name not in skip},
-                         model=model)
+        return TrainSettings.of(**{name: getattr(ns, name) for name in named if hasattr(ns, name) and name != "recipe"},
+                                model=model, recipe=recipe)
     except ValueError as exc:
         raise UserError(f"training settings do not work: {exc}. See `python -m train --help`.")
 
@@ -107,18 +112,18 @@ def check_outputs(out: Path, create: bool = True) -> list[Path]:
     return []
 
 
-def planned_args(ns: argparse.Namespace, argv: list[str]) -> tuple[TrainArgs, str]:
-    """The run's settings and the line saying which recipe: the recipe's flags first (the ones
-    given beside them win), fitted to --fit-steps when that is given."""
-    try:
-        recipe = shlex.split(ns.recipe)
-    except ValueError as exc:
-        raise UserError(f"--recipe {ns.recipe!r} is not a list of flags ({exc}).")
+def builder(name: str, argv: list[str]) -> Callable[[bool], TrainSettings]:
+    """build(True): recipe `name`'s settings with the flags `argv` beside them (the flags win);
+    build(False): the plain recipe's with them (what a run too short for the curriculum trains)."""
+    def build(with_recipe: bool) -> TrainSettings:
+        chosen = (name.strip() or PLAIN) if with_recipe else PLAIN
+        return args_from(parse_args(as_flags(load(chosen)) + argv), chosen)
+    return build
 
-    def build(with_recipe: bool) -> TrainArgs:
-        with_flags = parse_args((recipe if with_recipe else []) + argv)
-        return args_from(with_flags)
 
+def planned_args(ns: argparse.Namespace, argv: list[str]) -> tuple[TrainSettings, str]:
+    """The run's settings and the line saying which recipe, fitted to --fit-steps when that is given."""
+    build = builder(ns.recipe, argv)
     if ns.fit_steps:
         if ns.fit_steps < 1:
             raise UserError(f"--fit-steps {ns.fit_steps} must be a whole number, at least 1 (make: STEPS=).")
@@ -145,33 +150,30 @@ def main(argv: list[str] | None = None) -> int:
             if not resume.get("resumable"):
                 raise UserError(f"{ns.resume} is a finished checkpoint, not an interrupted run.")
             try:
-                args = TrainArgs.from_dict({**resume["train_args"], "interrupt_at": 0})
+                args = TrainSettings.from_dict({**resume["train_args"], "interrupt_at": 0})
             except (TypeError, ValueError, KeyError) as exc:
                 raise UserError(f"{ns.resume}: its training settings are not readable ({exc}). Start a new run.")
-            if ns.corpus:
-                args.corpus = ns.corpus
-            if ns.companions:
-                args.companions = ns.companions
+            args = args.with_texts(ns.corpus, ns.companions)
             line = f"resuming: {recipe_line(args)}"
         else:
             if not ns.corpus:
                 raise UserError("no corpus given. Pass --corpus PATH (any UTF-8 text file).")
             args, line = planned_args(ns, argv)
             check_machine(args)
-        corpus = read_corpus(args.corpus)
-        companions = read_companions(args.companions, corpus)
+        corpus = read_corpus(args.data.corpus)
+        companions = read_companions(args.data.companions, corpus)
         if resume:
             recorded = resume["corpus"]
             if recorded["sha256"] != corpus.sha256:
-                raise UserError(f"{args.corpus} is not the text the interrupted run was training on.")
+                raise UserError(f"{args.data.corpus} is not the text the interrupted run was training on.")
             if [c["sha256"] for c in recorded.get("companions", [])] != [c.sha256 for c in companions]:
                 raise UserError("the companion texts differ from the ones the interrupted run was training on.")
         if ns.check:
-            check_outputs(args.output(), create=False)
+            check_outputs(args.checkpoint_path(), create=False)
             print(line)
             print(estimate_line(args, corpus, companions))
             return 0
-        created = check_outputs(args.output())  # before minutes of training, not after
+        created = check_outputs(args.checkpoint_path())  # before minutes of training, not after
         print(line, file=sys.stderr)
         if companions:
             chars = sum(len(c.text) for c in companions)
@@ -182,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        saved = resume_path(args.output()) if args else None
+        saved = resume_path(args.checkpoint_path()) if args else None
         if not (saved and saved.exists()):
             remove_empty(created)
         if saved and saved.exists():
@@ -192,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             print("\ninterrupted before training began: nothing was written.", file=sys.stderr)
         return 130
     m = payload["metrics"]
-    print(f"wrote {args.output()}: {m['n_params']:,} parameters, best step {m['best_step']} of {m['steps_run']}, "
+    print(f"wrote {args.checkpoint_path()}: {m['n_params']:,} parameters, best step {m['best_step']} of {m['steps_run']}, "
           f"{m['train_seconds']} s, {len(payload.get('snapshots', []))} snapshots")
     print(report(m["heldout_bpc"], m["baselines_bpc"]))
     return 0

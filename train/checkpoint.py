@@ -73,3 +73,19 @@ def model_from_checkpoint(ckpt: dict, path: Path | str = "checkpoint") -> TinyTr
                            if keys)
         raise UserError(f"{path}: its weights do not fit the config it records ({detail}). Retrain it.")
     return model.eval()
+
+
+def resume_path(out: str | Path) -> Path:
+    out = Path(out)
+    return out.with_name(out.stem + ".resume" + out.suffix)
+
+
+def remove_stray_temp_files(out: str | Path) -> list[Path]:
+    """A kill during an atomic write leaves its temp file behind; the next run sweeps them."""
+    out = Path(out)
+    stray = []
+    for target in (out, resume_path(out)):
+        stray += list(out.parent.glob(f".{target.name}.*.tmp"))
+    for path in stray:
+        path.unlink(missing_ok=True)
+    return stray

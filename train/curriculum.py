@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from train.settings import TrainArgs
+from train.settings import TrainSettings
 
 
 def tiled(rows: torch.Tensor, periods: torch.Tensor, length: int) -> torch.Tensor:
@@ -36,63 +36,66 @@ def repeated_text(rows: torch.Tensor, generator: torch.Generator, min_period: in
     return tiled(rows, periods, rows.shape[1] - 1)
 
 
-def repeat_rows(step: int, args: TrainArgs) -> int:
+def repeat_rows(step: int, args: TrainSettings) -> int:
     """How many of this step's rows are repeated sequences (the rest are text)."""
-    if args.synthetic(step):
-        return args.batch_size
-    if args.repeat_frac and step >= args.repeat_start * args.steps:
-        return round(args.batch_size * args.repeat_frac)
+    c, batch_size = args.curriculum, args.data.batch_size
+    if c.synthetic(step):
+        return batch_size
+    if c.repeat_frac and step >= c.repeat_start * args.optimiser.steps:
+        return round(batch_size * c.repeat_frac)
     return 0
 
 
-def batch(step: int, args: TrainArgs, data: torch.Tensor, block: int, frequent: torch.Tensor,
+def batch(step: int, args: TrainSettings, data: torch.Tensor, block: int, frequent: torch.Tensor,
           generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """(rows [B, block + 1] int64, loss weights [B, 1]) for one step. The text windows are drawn
     first and always, so that a run with repeats draws the same text as one without."""
-    starts = torch.randint(len(data) - block, (args.batch_size,), generator=generator)
+    c, batch_size = args.curriculum, args.data.batch_size
+    starts = torch.randint(len(data) - block, (batch_size,), generator=generator)
     rows = torch.stack([data[s : s + block + 1] for s in starts])  # [B, block + 1]
-    weights = torch.ones(args.batch_size, 1)
+    weights = torch.ones(batch_size, 1)
     n = repeat_rows(step, args)
     if n:
-        lo, hi = args.repeat_min_period, args.repeat_max_period
-        if args.applies("repeat_source", "text", step):
+        lo, hi = c.repeat_min_period, c.repeat_max_period
+        if c.applies("repeat_source", "text", step):
             rows[-n:] = repeated_text(rows[-n:], generator, lo, hi)
         else:
             rows[-n:] = repeated_sequences(n, block, frequent, generator, lo, hi)
-        if n < args.batch_size:  # a batch of repeats only has nothing to be weighted against
-            weights[-n:] = args.repeat_weight
+        if n < batch_size:  # a batch of repeats only has nothing to be weighted against
+            weights[-n:] = c.repeat_weight
     return rows, weights
 
 
 
-def set_dropout(model: torch.nn.Module, step: int, args: TrainArgs) -> None:
+def set_dropout(model: torch.nn.Module, step: int, args: TrainSettings) -> None:
     """Every dropout's rate for this step: synthetic_dropout during the synthetic steps, else the
     model's own (attention weights: attn_dropout; everything else: dropout). A rate of 0 draws no
     random numbers, so a run without synthetic steps trains exactly as before this existed."""
-    warmup = args.synthetic(step)
+    warmup = args.curriculum.synthetic(step)
     for name, module in model.named_modules():
         if isinstance(module, torch.nn.Dropout):
             own = args.model.attn_dropout if name.endswith("attn_drop") else args.model.dropout
-            module.p = args.synthetic_dropout if warmup else own
+            module.p = args.curriculum.synthetic_dropout if warmup else own
 
 
-def forward(model: torch.nn.Module, x: torch.Tensor, step: int, args: TrainArgs,
+def forward(model: torch.nn.Module, x: torch.Tensor, step: int, args: TrainSettings,
             mask: torch.Tensor | None, text_mask: torch.Tensor | None = None) -> torch.Tensor:
     """The batch's logits [B, block, V]. With `synthetic_heads` (mask), the repeated sequences
     reach only those heads: the synthetic steps run with the mask, and in a mixed batch its
     repeated rows (the last ones, see `batch`) run with it while the text rows run with every
     head, so that no other head learns anything from random tokens. With `text_heads_off`
     (text_mask), the first text_heads_off_frac of the text rows run with those heads off."""
-    frozen = {"tok_emb.weight": model.tok_emb.weight.detach()} if args.applies("repeat_embeddings", "frozen", step) else {}
+    c = args.curriculum
+    frozen = {"tok_emb.weight": model.tok_emb.weight.detach()} if c.applies("repeat_embeddings", "frozen", step) else {}
 
     def repeated(rows: torch.Tensor) -> torch.Tensor:
         return torch.func.functional_call(model, frozen, (rows, mask))[0] if frozen else model(rows, mask)[0]
 
-    if args.synthetic(step):
+    if c.synthetic(step):
         return repeated(x)
     n = repeat_rows(step, args)
     text = len(x) - n
-    off = round(text * args.text_heads_off_frac) if text_mask is not None else 0
+    off = round(text * c.text_heads_off_frac) if text_mask is not None else 0
     parts = [model(x[:off], text_mask)[0]] if off else []
     if n and (mask is not None or frozen):
         parts += [model(x[off:text])[0]] if text > off else []

@@ -10,8 +10,8 @@ from pathlib import Path
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.data import compressor_baselines, nats_to_bpc, read_corpus
 from train.files import CommandLine, UserError
+from train.heldout import heldout_nats
 from train.tokenizer import encode, load_tokenizer_json
-from train.trainer import heldout_nats
 
 
 def report(heldout_bpc: float, baselines: dict[str, float]) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from train.files import UserError
-from train.settings import TrainArgs
+from train.settings import TrainSettings
 
 # A training step holds, per layer, about this many float32 tables of [batch, heads, n_ctx,
 # n_ctx]: the scores, the ALiBi distances, the masked fill, the softmax and their gradients.
@@ -41,18 +41,18 @@ def available_bytes() -> int | None:
         return None
 
 
-def training_bytes(args: TrainArgs, n_ctx: int | None = None) -> int:
+def training_bytes(args: TrainSettings, n_ctx: int | None = None) -> int:
     """The bytes a training step's context-sized tables need (the rest of the model is small)."""
     cfg = args.model
     n_ctx = cfg.n_ctx if n_ctx is None else n_ctx
     masks = cfg.n_layer * n_ctx * n_ctx  # one causal mask of bools per layer
-    tables = TABLES_PER_LAYER * cfg.n_layer * args.batch_size * cfg.n_head * n_ctx * n_ctx * 4
-    logits = LOGIT_COPIES * args.batch_size * n_ctx * cfg.vocab_size * 4
+    tables = TABLES_PER_LAYER * cfg.n_layer * args.data.batch_size * cfg.n_head * n_ctx * n_ctx * 4
+    logits = LOGIT_COPIES * args.data.batch_size * n_ctx * cfg.vocab_size * 4
     positions = 4 * n_ctx * cfg.d_model * 4 if cfg.positions == "learned" else 0  # table, gradient, two moments
     return masks + tables + logits + positions
 
 
-def largest_context(args: TrainArgs, budget: int) -> int:
+def largest_context(args: TrainSettings, budget: int) -> int:
     """The longest context whose tables fit in `budget` bytes (0 if none does)."""
     lo, hi = 0, args.model.n_ctx
     while lo < hi:
@@ -65,7 +65,7 @@ def gigabytes(n: int) -> str:
     return f"{n / 1e9:,.1f} GB" if n < 1e15 else f"{n:.1e} bytes"
 
 
-def check_machine(args: TrainArgs) -> None:
+def check_machine(args: TrainSettings) -> None:
     """Raises UserError when the run asks for more threads or memory than this machine has."""
     have = cores()
     if args.threads > have:
@@ -76,5 +76,5 @@ def check_machine(args: TrainArgs) -> None:
     if free is not None and need > free:
         fits = largest_context(args, free)
         raise UserError(f"--n-ctx {args.model.n_ctx} needs about {gigabytes(need)} for a training step's attention "
-                        f"tables (batch {args.batch_size} x {args.model.n_head} heads x n_ctx x n_ctx per layer); "
+                        f"tables (batch {args.data.batch_size} x {args.model.n_head} heads x n_ctx x n_ctx per layer); "
                         f"this machine has {gigabytes(free)} available: use --n-ctx {fits} or less, or a smaller --batch-size.")

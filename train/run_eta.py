@@ -57,13 +57,13 @@ def planned_seconds(args, heldout_chars: int, training_chars: int, curriculum: b
     """(training, export) seconds for a run with these settings, at the measured pace (an upper
     bound: early stopping ends a run sooner)."""
     cfg = args.model
-    size = (args.batch_size / 32) * (cfg.n_ctx / 128) * (cfg.d_model / 80)
+    size = (args.data.batch_size / 32) * (cfg.n_ctx / 128) * (cfg.d_model / 80)
     pace = PACE[("curriculum" if curriculum else "plain", min(args.threads, 2))] * size
     evaluation = EVAL_SECONDS_PER_CHAR * heldout_chars * size
     points = len(args.snapshot_steps()) + 1
-    evaluations = args.steps // args.eval_every + points
+    evaluations = args.optimiser.steps // args.output.eval_every + points
     training = (START_SECONDS + TOKENIZER_SECONDS_PER_MB * training_chars / 1e6
-                + args.steps * pace + evaluations * evaluation)
+                + args.optimiser.steps * pace + evaluations * evaluation)
     export = EXPORT_START_SECONDS + EXPORT_SECONDS_PER_POINT * points + export_seconds(evaluation, points)
     return training, export
 
@@ -76,10 +76,8 @@ def minutes(seconds: float) -> str:
 
 def estimate_line(args, corpus, companions) -> str:
     """'estimate: about 2 minutes ...': the line `make model` prints before it starts."""
-    from train.recipe import has_curriculum  # the recipe module imports the settings, not this one
-
     chars = len(corpus.train_text) + sum(len(c.text) for c in companions)
-    training, export = planned_seconds(args, len(corpus.heldout_text), chars, has_curriculum(args))
+    training, export = planned_seconds(args, len(corpus.heldout_text), chars, args.curriculum.is_on())
     threads = f"{args.threads} thread{'s' * (args.threads != 1)}"
     return (f"estimate: about {minutes(training + export)} on 2 idle cores: training {clock(training)} "
-            f"({args.steps:,} steps on {threads}, less if it stops early), export {clock(export)}")
+            f"({args.optimiser.steps:,} steps on {threads}, less if it stops early), export {clock(export)}")
