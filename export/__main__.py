@@ -35,6 +35,7 @@ from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.data import read_corpus
 from train.files import CommandLine, UserError, atomic_write_bytes, sha256_bytes
 from train.model import alibi_slopes, permute_heads
+from train.recipe_files import recorded as recorded_recipe
 from train.tokenizer import load_tokenizer_json
 
 MAX_MODEL_BYTES = 1_300_000  # the page's download budget for the graph
@@ -126,6 +127,7 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
         "files": {name: {"bytes": len(data), "sha256": sha256_bytes(data)} for name, data in files.items()},
         "metrics": metrics,
         "train_args": ckpt.get("train_args", {}),
+        "recipe": recorded_recipe(ckpt.get("train_args", {})),  # by name; None: no recipe file holds its settings
         "corpus": {**ckpt["corpus"], "description": description},
         "default": default,
         "heads": measured["heads"],

@@ -1,6 +1,6 @@
 """The page's "layer.head" syntax is read by one Python parser (attention_live/heads.py
 parse_ablate) wherever Python reads it: the training settings that name heads
-(train/settings.py: synthetic_heads, text_heads_off) parse with it, and the model card names the
+(train/curriculum_settings.py: synthetic_heads, text_heads_off) parse with it, and the model card names the
 recorded heads as it reads them (site_builder/model_facts.py head_names). Held to the cases of
 tests/data/head-syntax-cases.json that tests/test_head_syntax.py holds the page and the package to.
 (export names no heads in this syntax: --head-order is LAYER:H,H,H,H, export/checks.py.)"""

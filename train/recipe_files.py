@@ -34,34 +34,37 @@ RUN_NOT_RECIPE = {"corpus", "companions", "out", "interrupt_at"}
 NAME = re.compile(SCHEMA["properties"]["recipe"]["pattern"])
 
 
-def names() -> list[str]:
-    return sorted(path.stem for path in RECIPES.glob("*.toml") if NAME.search(path.stem))
+def names(folder: Path = RECIPES) -> list[str]:
+    return sorted(path.stem for path in folder.glob("*.toml") if NAME.search(path.stem))
 
 
-def load(name: str) -> dict:
+def load(name: str, folder: Path = RECIPES) -> dict:
     """The settings recipe `name` changes, by setting name ('' is the plain recipe)."""
     name = name.strip() or PLAIN
-    if name not in names():
-        raise UserError(f"--recipe {name!r} is not a recipe: choose {', '.join(names())} (train/recipes/NAME.toml), "
+    if name not in names(folder):
+        raise UserError(f"--recipe {name!r} is not a recipe: choose {', '.join(names(folder))} (train/recipes/NAME.toml), "
                         "and give single settings as flags (make: TRAIN_FLAGS=).")
-    path = RECIPES / f"{name}.toml"
+    path = folder / f"{name}.toml"
+    shown = Path("train/recipes") / path.name if folder == RECIPES else path
     try:
         tables = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise UserError(f"train/recipes/{path.name} is not readable TOML ({exc}).")
+        raise UserError(f"{shown} is not readable TOML ({exc}).")
     settings = {}
     for key, value in tables.items():
         if key in TOP:
             settings[key] = value
             continue
         if not isinstance(value, dict) or key not in TABLES:
-            raise UserError(f"train/recipes/{path.name}: {key!r} is neither a group ({', '.join(TABLES)}) "
+            raise UserError(f"{shown}: {key!r} is neither a group ({', '.join(TABLES)}) "
                             f"nor {' or '.join(TOP)}.")
         own = {f.name for f in fields(TABLES[key])} - RUN_NOT_RECIPE
-        for setting in value:
+        for setting, given in value.items():
             if setting not in own:
-                raise UserError(f"train/recipes/{path.name}: [{key}] has no setting {setting!r} a recipe can set "
+                raise UserError(f"{shown}: [{key}] has no setting {setting!r} a recipe can set "
                                 f"(it has {', '.join(sorted(own))}).")
+            if not isinstance(given, (str, int, float)):
+                raise UserError(f"{shown}: [{key}] {setting} is a {type(given).__name__}; a setting is one value.")
         settings.update(value)
     return settings
 
