@@ -19,8 +19,21 @@ INPUTS = (INPUT, HEAD_MASK, LOGIT_POSITIONS)
 INPUT_NOTES = {HEAD_MASK: "required; all ones = every head on",
                LOGIT_POSITIONS: "required; 0..T-1 = logits at every position (logits are [1, P, V] in this order)"}
 OUTPUTS = ("logits", "attention", "scores")
+# What each part of the model writes toward the prediction at each logit position (direct logit
+# attribution, per component and per key) and the logit lens: docs/model-files.md "Attribution
+# outputs". A graph exported before they existed has none of them (graph_check.OPTIONAL).
+ATTRIBUTION_OUTPUTS = ("attribution_ids", "attribution_embed", "attribution_heads", "attribution_attn_bias",
+                       "attribution_mlp", "attribution_ln_bias", "attribution_keys", "lens_logits")
+GRAPH_OUTPUTS = OUTPUTS + ATTRIBUTION_OUTPUTS
+# The targets' count: the page's top 5 (fewer in a smaller vocabulary), then the text's next token.
+ATTRIBUTION_TOP_K = 5
 # Axis names as they appear in the graph; ints are fixed sizes filled in from the config.
 SEQ, QUERY, KEY, LOGIT_POS = "seq", "query_pos", "key_pos", "logit_pos"
+
+
+def attribution_width(vocab_size: int) -> int:
+    """Targets per logit position: the top min(5, V) tokens, then the text's next token."""
+    return min(ATTRIBUTION_TOP_K, vocab_size) + 1
 
 
 def expected_axes(cfg) -> dict[str, list]:
@@ -31,6 +44,21 @@ def expected_axes(cfg) -> dict[str, list]:
         "logits": [1, LOGIT_POS, cfg.vocab_size],
         "attention": [cfg.n_layer, cfg.n_head, QUERY, KEY],
         "scores": [cfg.n_layer, cfg.n_head, QUERY, KEY],
+        **attribution_axes(cfg),
+    }
+
+
+def attribution_axes(cfg) -> dict[str, list]:
+    L, H, J = cfg.n_layer, cfg.n_head, attribution_width(cfg.vocab_size)
+    return {
+        "attribution_ids": [LOGIT_POS, J],
+        "attribution_embed": [LOGIT_POS, J],
+        "attribution_heads": [LOGIT_POS, L, H, J],
+        "attribution_attn_bias": [LOGIT_POS, L, J],
+        "attribution_mlp": [LOGIT_POS, L, J],
+        "attribution_ln_bias": [LOGIT_POS, J],
+        "attribution_keys": [LOGIT_POS, L, H, KEY, J],
+        "lens_logits": [LOGIT_POS, L, cfg.vocab_size],
     }
 
 

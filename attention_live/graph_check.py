@@ -9,10 +9,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from attention_live.errors import ModelError
-from attention_live.feeds import HEAD_MASK, INPUT, LOGIT_POSITIONS, expected_axes
+from attention_live.feeds import ATTRIBUTION_OUTPUTS, HEAD_MASK, INPUT, LOGIT_POSITIONS, expected_axes
 
-# Inputs a graph exported before they existed does without (feeds.graph_feeds feeds them only when present).
-OPTIONAL = {HEAD_MASK, LOGIT_POSITIONS}
+# Inputs a graph exported before they existed does without (feeds.graph_feeds feeds them only when
+# present), and outputs it does without (a Run of it has no attribution).
+OPTIONAL = {HEAD_MASK, LOGIT_POSITIONS, *ATTRIBUTION_OUTPUTS}
 
 
 def check_graph(folder: Path, config: dict, session, tokenizer_size: int) -> None:

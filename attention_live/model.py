@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from attention_live import sampler, tokens
+from attention_live.attribution import Attribution, attribution_at, lens_at
 from attention_live.errors import ModelError
-from attention_live.feeds import OUTPUTS, graph_feeds
+from attention_live.feeds import ATTRIBUTION_OUTPUTS, OUTPUTS, graph_feeds
 from attention_live.folder import check_files, model_folder, read_meta
 from attention_live.graph_check import check_graph
 from attention_live.heads import Head, check_head, heads_of, parse_ablate, quoted, whole
@@ -50,20 +51,39 @@ class Run:
     ablated: list[tuple[int, int]]  # heads switched off, (layer, head) 1-based
     truncated: dict | None  # {"total", "start"} when the text has more than n_ctx tokens
     _pieces: object
+    _attribution: dict  # the graph's attribution outputs at every position ({} for an older graph)
 
     @property
     def ids(self) -> list[int]:
         return [t.id for t in self.tokens]
 
-    def top(self, position: int = -1, k: int = 5) -> list[Prediction]:
-        """The k most likely next tokens after `position` (negative counts from the end)."""
+    def _position(self, position) -> int:
         T = len(self.tokens)
         if not (whole(position) and -T <= position < T):
             raise ModelError(f"there is no token {position!r}: the text has {T} tokens (0 to {T - 1})")
+        return int(position) % T
+
+    @staticmethod
+    def _k(k) -> int:
         if not (whole(k) and k >= 1):
             raise ModelError(f"k must be a whole number, at least 1, not {k!r}")
-        row = self.logits[position]
-        return [Prediction(i, self._pieces(i), sampler.plain_p(row, i)) for i in sampler.candidates(row, k)]
+        return int(k)
+
+    def top(self, position: int = -1, k: int = 5) -> list[Prediction]:
+        """The k most likely next tokens after `position` (negative counts from the end)."""
+        row = self.logits[self._position(position)]
+        return [Prediction(i, self._pieces(i), sampler.plain_p(row, i)) for i in sampler.candidates(row, self._k(k))]
+
+    def attribution(self, position: int = -1) -> Attribution:
+        """What pushed the top 5 next tokens after `position` (and the text's next token): each
+        component's direct contribution to their logits, every head's split by key
+        (attention_live/attribution.py; definitions in docs/model-files.md)."""
+        return attribution_at(self._attribution, self.logits, self._position(position), len(self.tokens), self._pieces)
+
+    def lens(self, position: int = -1, k: int = 5) -> list[list[Prediction]]:
+        """The logit lens at `position`: [layer] -> the k most likely next tokens after that layer
+        (the last layer's are top()'s)."""
+        return lens_at(self._attribution, self._position(position), self._k(k), self._pieces)
 
 
 @dataclass(frozen=True)
@@ -114,6 +134,7 @@ class Model:
         except Exception as err:  # onnxruntime and tokenizers raise their own bare exception types
             raise ModelError(f"{self.folder} does not hold a loadable model ({str(err).splitlines()[0]})")
         check_graph(self.folder, self.config, self.session, self.tokenizer.get_vocab_size())
+        self._output_names = {node.name for node in self.session.get_outputs()}
 
     def __repr__(self) -> str:
         c = self.config
@@ -184,8 +205,12 @@ class Model:
         ablated = [] if mask is None else [(int(l) + 1, int(h) + 1) for l, h in np.argwhere(mask == 0)]
         return mask, ablated
 
-    def _outputs(self, ids, mask) -> dict[str, np.ndarray]:
-        return dict(zip(OUTPUTS, self.session.run(list(OUTPUTS), graph_feeds(self.session, ids, mask))))
+    def _outputs(self, ids, mask, attribution: bool = False) -> dict[str, np.ndarray]:
+        """The graph's outputs at every position; its attribution outputs too when asked and it has them."""
+        names = list(OUTPUTS)
+        if attribution and all(name in self._output_names for name in ATTRIBUTION_OUTPUTS):
+            names += ATTRIBUTION_OUTPUTS
+        return dict(zip(names, self.session.run(names, graph_feeds(self.session, ids, mask))))
 
     def run(self, text: str, head_mask=None, *, ablate=None) -> Run:
         """The graph on `text`: tokens, attention and scores [layer, head, query, key], logits.
@@ -210,12 +235,13 @@ class Model:
 
     def _run(self, ids, text, truncated, head_mask, ablate) -> Run:
         mask, ablated = self._mask(head_mask, ablate)
-        out = self._outputs(ids, mask)
+        out = self._outputs(ids, mask, attribution=True)
         pieces = [self.tokenizer.id_to_token(i) or "" for i in ids]
         labels = tokens.labels(pieces)
         toks = [Token(i, label, piece) for i, label, piece in zip(ids, labels, pieces)]
         text = "".join(labels) if text is None else text
-        return Run(text, toks, out["attention"], out["scores"], out["logits"][0], ablated, truncated, self.piece_text)
+        return Run(text, toks, out["attention"], out["scores"], out["logits"][0], ablated, truncated, self.piece_text,
+                   {name: out[name] for name in ATTRIBUTION_OUTPUTS if name in out})
 
     def generate(self, text: str, max_tokens: int = DEFAULT_TOKENS, temperature: float = 0,
                  top_k: int = DEFAULT_TOP_K, seed: int = DEFAULT_SEED, *, head_mask=None, ablate=None) -> Generation:

@@ -4,6 +4,7 @@ Order as in HF optimum: output names, then axis names, then shapes, then values 
 with the largest difference reported, at several sequence lengths other than the export dummy's,
 with every head on and with several heads switched off through `head_mask`, and with logits asked
 for at every position and at a few positions out of order (`logit_positions`, as the browser asks).
+Every output is compared, the attribution's (at the logit positions) included.
 """
 
 from __future__ import annotations
@@ -13,7 +14,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from attention_live.feeds import INPUTS, OUTPUTS, expected_axes, graph_feeds, session_for
+from attention_live.feeds import (
+    GRAPH_OUTPUTS,
+    INPUTS,
+    LOGIT_POSITIONS,
+    OUTPUTS,
+    expected_axes,
+    graph_feeds,
+    session_for,
+)
+from export.to_onnx import BrowserGraph
 from train.model import TinyTransformer
 
 LENGTHS = (1, 7, 19, 128)
@@ -66,6 +76,18 @@ def _compare(name: str, got: np.ndarray, want: np.ndarray, atol: float, rtol: fl
     return worst, worst <= atol + rtol * float(np.max(np.abs(b), initial=0.0))
 
 
+def _targets_checked(targets: np.ndarray, logits: np.ndarray, ids: np.ndarray, feeds: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The graph's targets as (their PyTorch logits, PyTorch's top-K logits) for _compare, once
+    the last column is checked to be the text's next token (exactly)."""
+    positions = feeds[LOGIT_POSITIONS]
+    following = np.append(ids[1:], ids[-1])[positions]
+    if not np.array_equal(targets[:, -1], following):
+        raise ParityError(f"attribution_ids: the last column {targets[:, -1].tolist()} is not the next tokens {following.tolist()}")
+    K = targets.shape[1] - 1
+    chosen = np.take_along_axis(logits, targets[:, :K], axis=1)
+    return chosen, -np.sort(-logits, axis=1)[:, :K]
+
+
 def check_parity(onnx_bytes: bytes, model: TinyTransformer, lengths=LENGTHS, atol=ATOL, rtol=RTOL,
                  seed=0) -> ParityReport:
     cfg = model.cfg
@@ -73,9 +95,9 @@ def check_parity(onnx_bytes: bytes, model: TinyTransformer, lengths=LENGTHS, ato
     inputs = [i.name for i in session.get_inputs()]
     outputs = [o.name for o in session.get_outputs()]
     # Plain inputs only: onnxruntime-web cannot feed an initializer-backed input (to_onnx.py).
-    if inputs != list(INPUTS) or outputs != list(OUTPUTS):
+    if inputs != list(INPUTS) or outputs != list(GRAPH_OUTPUTS):
         raise ParityError(f"graph names: inputs {inputs}, outputs {outputs}; "
-                          f"expected {list(INPUTS)}, {list(OUTPUTS)}")
+                          f"expected {list(INPUTS)}, {list(GRAPH_OUTPUTS)}")
     axes = expected_axes(cfg)
     for node in session.get_inputs() + session.get_outputs():
         if list(node.shape) != axes[node.name]:
@@ -84,6 +106,7 @@ def check_parity(onnx_bytes: bytes, model: TinyTransformer, lengths=LENGTHS, ato
     rng = np.random.default_rng(seed)
     report = ParityReport()
     model = model.eval()
+    graph = BrowserGraph(model)
     for T in sorted({min(t, cfg.n_ctx) for t in lengths}):  # a small model's window may be shorter
         ids = rng.integers(0, cfg.vocab_size, size=(1, T), dtype=np.int64)
         report.max_abs_diff[T] = {}
@@ -94,10 +117,20 @@ def check_parity(onnx_bytes: bytes, model: TinyTransformer, lengths=LENGTHS, ato
             with torch.no_grad():
                 logits, att = model(torch.from_numpy(ids), None if mask is None else torch.from_numpy(mask))
             for positions in (None, some):
-                got = dict(zip(OUTPUTS, session.run(None, graph_feeds(session, ids, mask, positions))))
+                feeds = graph_feeds(session, ids, mask, positions)
+                got = dict(zip(GRAPH_OUTPUTS, session.run(None, feeds)))
                 want = {"logits": logits.numpy() if positions is None else logits.numpy()[:, positions],
                         "attention": att["pattern"][0].numpy(), "scores": att["scores"][0].numpy()}
-                compared = {name: _compare(name, got[name], want[name], atol, rtol) for name in OUTPUTS}
+                # The attribution outputs against the same module run eagerly on the graph's targets
+                # (two logits a rounding apart may leave TopK in either order), the model's own
+                # outputs above against its forward; the sum rule and a numpy computation from the
+                # weights (tests/test_attribution.py) check what the hooks read.
+                targets = got["attribution_ids"]
+                with torch.no_grad():
+                    eager = graph(*(torch.from_numpy(feeds[name]) for name in INPUTS), torch.from_numpy(targets))
+                want.update({name: eager[i].numpy() for i, name in enumerate(GRAPH_OUTPUTS) if name not in OUTPUTS})
+                got["attribution_ids"], want["attribution_ids"] = _targets_checked(targets, want["logits"][0], ids[0], feeds)
+                compared = {name: _compare(name, got[name], want[name], atol, rtol) for name in GRAPH_OUTPUTS}
                 for name, (diff, _) in compared.items():
                     report.max_abs_diff[T][name] = max(diff, report.max_abs_diff[T].get(name, 0.0))
                 bad = {name: f"max |diff| {diff:.2e}" for name, (diff, close) in compared.items() if not close}
