@@ -8,6 +8,7 @@
 
 import { row } from "./panels/row.js";
 import { rowTable } from "./panels/row-table.js";
+import { pinNote } from "./panels/pin-note.js";
 import { strips } from "./panels/strips.js";
 import { thumbnails } from "./panels/thumbnails.js";
 import { heatmap } from "./panels/heatmap.js";
@@ -28,6 +29,7 @@ import { tokenPieces } from "./help/token-pieces.js";
 export const FEATURES = [
   row,
   rowTable,
+  pinNote,
   tokenPieces,
   story,
   induction,

@@ -72,3 +72,13 @@ export function bringIntoView(el, block = "nearest") {
   const timer = setTimeout(done, 3000);
   document.addEventListener("scrollend", onEnd, true);
 }
+
+/**
+ * A box that scrolls a wide or long table: a named keyboard stop, since a reader without a
+ * mouse scrolls it with the arrow keys once it has focus (its edge shadows: attention-view.css).
+ * @param {string} label  what the table is, for the region's name
+ * @param {...Node} children
+ */
+export function scrollBox(label, ...children) {
+  return h("div.table-scroll", { role: "region", tabindex: "0", "aria-label": label }, ...children);
+}

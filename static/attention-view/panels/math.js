@@ -9,7 +9,7 @@
 //   score − bias.
 // Rendered only while the <details> is open: it is a T-row table.
 
-import { h } from "../core/dom.js";
+import { h, scrollBox } from "../core/dom.js";
 import { headRow, scoreRow, ranked, percent } from "../readouts/readouts.js";
 import { positionScheme } from "../readouts/positions.js";
 
@@ -110,7 +110,7 @@ export const math = {
       h("summary", { text: "Show the math" }),
       refs.mathIntro,
       // The columns depend on the model's position scheme: header() writes them.
-      h("div.table-scroll", {}, h("table.math-table", {}, refs.mathHead, refs.mathBody))));
+      scrollBox("The math, one row per key", h("table.math-table", {}, refs.mathHead, refs.mathBody))));
     slots.put("math", details);
     let last = null;
     details.addEventListener("toggle", () => {

@@ -132,7 +132,9 @@ class Chips {
     while (chips.length < count) {
       const tok = h("span.chip-text");
       const pct = h("span.chip-pct");
-      const el = h("button.chip", { type: "button", tabindex: "-1", "data-index": chips.length }, tok, pct);
+      // The space joins the two blocks' texts as words ("Alice 43%"), the text the chip's name
+      // has to contain for speech input ("click Alice 43%"); between blocks it takes no room.
+      const el = h("button.chip", { type: "button", tabindex: "-1", "data-index": chips.length }, tok, " ", pct);
       chips.push({ el, tok, pct, label: null, cls: "", bg: "", part: "" });
     }
     const words = wordsOf(view.labels);
@@ -211,7 +213,7 @@ class Chips {
       const written = chip.part.includes(" generated") ? ", written by the model" : "";
       setAttr(chip.el, "aria-label", masked
         ? `${name}${written}: later token, masked`
-        : `${name}${written}: ${percent(values[k])}${above ? ", above the even share" : ""}${layerHead ? "" : ` (${view.state.view})`}`);
+        : `${name}${written}: ${wholePercent(values[k])}${above ? ", above the even share" : ""}${layerHead ? "" : ` (${view.state.view})`}`);
     }
   }
 }

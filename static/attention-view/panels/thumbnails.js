@@ -47,8 +47,8 @@ export const thumbnails = {
         const { role, def } = roleNodes(`role-def-thumb-${l}-${hd}`, "span.thumb-role");
         const button = h("button.thumb", {
           type: "button", "data-layer": l, "data-head": hd, "aria-pressed": "false", "aria-describedby": def.id,
-          "aria-label": `Layer ${l}, head ${hd}: its whole pattern`,
-        }, canvas, h("span.thumb-name", { text: `L${l} H${hd}` }), role, def);
+          "aria-label": `L${l} H${hd}: layer ${l}, head ${hd}, its whole pattern`,
+        }, canvas, h("span.thumb-name", { text: `L${l} H${hd}` }), " ", role, def);
         const example = h("button.thumb-example", {
           type: "button", hidden: true, text: "See it do this",
           "aria-label": `Layer ${l}, head ${hd}: see it do this (load its example sentence)`,
@@ -102,7 +102,10 @@ export const thumbnails = {
               t.example.title = `Loads \u201c${ex.text}\u201d and pins the token where this head puts ` +
                 `${wholePercent(ex.weight ?? 0)} on one earlier token.`;
             }
-            setAttr(t.button, "aria-label", `Layer ${t.layer}, head ${t.head}${t.roleLabel ? ` (${t.roleLabel})` : ""}: its whole pattern`);
+            // The name starts with what the button shows ("L1 H3 diffuse"), so that speech input
+            // can say it; the spaces between its blocks make those words.
+            setAttr(t.button, "aria-label", `L${t.layer} H${t.head}${t.roleLabel ? ` ${t.roleLabel}` : ""}: ` +
+              `layer ${t.layer}, head ${t.head}, its whole pattern`);
           }
         }
         for (const t of thumbs) {

@@ -27,13 +27,16 @@ const CSS = TABLE.map(([r, g, b]) => `rgb(${r}, ${g}, ${b})`);
 // The same colours as #rrggbb, for styles written on every keystroke (chip backgrounds, the
 // head strips' gradients): Chromium parsed hex stops 2-3x faster than rgb() ones (measured).
 const HEX = TABLE.map((rgb) => "#" + rgb.map((v) => v.toString(16).padStart(2, "0")).join(""));
-// Text on a swatch: dark on the light end, light on the dark end (WCAG relative luminance).
+// Text on a swatch: dark on the light end, light on the dark end, whichever has the higher WCAG
+// contrast. Viridis' middle (teal) is as far from white as from black: only pure black or white
+// text (attention-view.css) keeps 4.5:1 there, and only with this crossing point, at a
+// relative luminance of sqrt(1.05 * 0.05) - 0.05 = 0.179.
 const INK = TABLE.map((rgb) => {
   const [r, g, b] = rgb.map((v) => {
     const c = v / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   });
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.2 ? "#111" : "#fff";
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > Math.sqrt(1.05 * 0.05) - 0.05 ? "#111" : "#fff";
 });
 
 export function index(w) {

@@ -5,7 +5,7 @@
 // rows moved. The runs come from the graph with its head_mask (the controller computes the
 // view's run for the state's `ablate`); `result` gets `ablated`, `topBaseline` and `nextToken`.
 
-import { h, setText, setHidden, setAttr, bringIntoView } from "../../core/dom.js";
+import { h, setText, setHidden, setAttr, bringIntoView, scrollBox } from "../../core/dom.js";
 import { everyHeadOff, shortNames, longNames, pairedBars, nextTokenChange, ablationResult } from "../../readouts/ablation.js";
 import { pieceLabel } from "../../model/token-labels.js";
 import { percent } from "../../readouts/readouts.js";
@@ -98,7 +98,7 @@ function mountAblation(slots, ctx) {
     v.bodyRows.append(tr);
     return { tr, tok, baseFill, offFill, base, off, change };
   });
-  v.bars = h("div.table-scroll", {}, v.table);
+  v.bars = scrollBox("The row with and without the heads switched off", v.table);
   v.next = h("p.ablate-next");
   v.reset = h("button.story-button.ablate-reset", { type: "button", text: "Switch every head back on" });
   v.reset.addEventListener("click", () => ctx.act({ type: "ablate", ablate: null }));

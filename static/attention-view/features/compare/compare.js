@@ -3,7 +3,7 @@
 // above the other (same layer, head, view and heads off; the pinned token found by word in
 // both), and the difference word by word, with its sign in words as well as in colour.
 
-import { h, setText, setHidden, setAttr } from "../../core/dom.js";
+import { h, setText, setHidden, setAttr, scrollBox } from "../../core/dom.js";
 import { steppedColor, ink, level } from "../../readouts/palette.js";
 import { chipText } from "../../model/token-labels.js";
 import { viewName, wholePercent, percent } from "../../readouts/readouts.js";
@@ -81,7 +81,7 @@ function mountCompare(slots, ctx) {
     h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Word" }), h("th", { scope: "col", text: "Sentence 1" }),
       h("th", { scope: "col", text: "Sentence 2" }), h("th", { scope: "col", text: "Difference" }))),
     diffBody);
-  const body = h("div.compare-body", {}, rows, diffTitle, h("div.table-scroll", {}, table));
+  const body = h("div.compare-body", {}, rows, diffTitle, scrollBox("Each word\u2019s attention in both sentences", table));
   const panel = h("section.panel.compare-panel", { hidden: true }, title,
     h("label.field", {}, h("span.field-label", { text: "Second sentence" }), input), note, body);
   slots.put("compare", panel);
