@@ -1,7 +1,8 @@
 // @ts-check
 // Every head's whole T x T pattern (bertviz's "model view"): one small canvas per head, in
 // the heads panel under the strips, behind a disclosure that starts closed on a narrow view
-// (under the two-column width) and open on a wide one. Clicking one selects the head; "See it
+// (under the two-column width) and open on a wide one, until the reader opens or closes it:
+// from then on it starts as they left it (localStorage, on this browser). Clicking one selects the head; "See it
 // do this" loads the head's example sentence from meta.json and brings the row into view. The
 // canvases are repainted only when the run or the scale changes, never per pin, and trail a
 // burst of typing by a moment: they are the overview, not what the keystroke is about (at
@@ -33,6 +34,25 @@ function showExample(ctx, layer, head) {
   if (row) bringIntoView(row, "start");
 }
 
+const KEY = "attention-view:thumbnails";
+
+/** The disclosure as the reader last left it ("open", "closed"), or null. */
+function remembered() {
+  try {
+    return localStorage.getItem(KEY);
+  } catch {
+    return null; // storage blocked (a sandboxed frame, privacy settings): the width decides
+  }
+}
+
+function remember(open) {
+  try {
+    localStorage.setItem(KEY, open ? "open" : "closed");
+  } catch {
+    // not remembered: the next visit starts from the width again
+  }
+}
+
 /** @type {import("../core/feature.js").Feature} */
 export const thumbnails = {
   name: "thumbnails",
@@ -62,7 +82,8 @@ export const thumbnails = {
       }
       box.append(line);
     }
-    const open = ctx.host.getBoundingClientRect().width >= WIDE_PX;
+    const left = remembered();
+    const open = left ? left === "open" : ctx.host.getBoundingClientRect().width >= WIDE_PX;
     const toggle = h("button.disclosure.thumbs-toggle", {
       type: "button", "aria-expanded": String(open), "aria-controls": "thumbs-body", text: "Every head\u2019s whole pattern",
     });
@@ -74,6 +95,7 @@ export const thumbnails = {
     toggle.addEventListener("click", () => {
       body.hidden = !body.hidden;
       toggle.setAttribute("aria-expanded", String(!body.hidden));
+      remember(!body.hidden);
       const view = ctx.view();
       if (!body.hidden && view?.out) trail.now(view);
     });
