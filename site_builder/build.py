@@ -37,6 +37,7 @@ from attention_live import integrity, meta_schema
 from site_builder import model_card, model_facts, timeline_story
 from site_builder.offline_manifest import SERVICE_WORKER, write_service_worker
 from site_builder.output_folder import OutputFolderError, replacing
+from site_builder.precompress import PrecompressError, compress_folder
 from site_builder.state_keys import page_params, state_keys
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -236,6 +237,7 @@ def build(out: Path, model_dir: Path = STATIC / "model", bundle: bool = True) ->
         except (jinja2.TemplateError, KeyError, TypeError, ValueError) as exc:  # a meta.json the pages cannot read
             raise BuildError(f"cannot render the pages from {model_dir / 'meta.json'}: {type(exc).__name__}: {exc}") from exc
         write_service_worker(work, page_params())  # last: it lists and hashes everything the steps above wrote
+        compress_folder(work)  # the worker's own script too; the manifest lists the files, not their copies
     return pages
 
 
@@ -260,11 +262,12 @@ def main(argv: list[str] | None = None) -> int:
             if not args.out.is_dir():
                 raise BuildError(f"{args.out} is not a built site folder")
             data = write_service_worker(args.out, page_params())
+            compress_folder(args.out)  # an edited file's old .br/.gz would be served in its place
             print(f"wrote {args.out / SERVICE_WORKER}: version {data['version']}, {len(data['files'])} files")
         else:
             pages = build(args.out, args.model, bundle=not args.no_bundle)
             print(f"built {len(pages)} page(s) into {args.out}: {', '.join(pages)}")
-    except (BuildError, OutputFolderError) as err:
+    except (BuildError, OutputFolderError, PrecompressError) as err:
         # One line and exit code 2, as every command of the project answers bad input.
         print(f"error: the site was not built: {err}", file=sys.stderr)
         return 2

@@ -9,6 +9,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from site_builder.precompress import is_copy
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVICE_WORKER = "sw.js"
 
@@ -32,7 +34,8 @@ def manifest(out: Path, params: list[str]) -> dict:
     files, lazy = {}, {}
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         name = path.relative_to(out).as_posix()
-        if name != SERVICE_WORKER and not name.startswith("."):
+        # FILE.br and FILE.gz are FILE in other encodings: the worker fetches FILE and keeps it decoded.
+        if name != SERVICE_WORKER and not name.startswith(".") and not is_copy(path):
             kind = lazy if lazy_prefix and name.startswith(lazy_prefix) else files
             kind[name] = hashlib.sha256(path.read_bytes()).hexdigest()
     listed = sorted({**files, **lazy}.items())

@@ -18,6 +18,7 @@ import pytest
 from build_tree import copy_build_sources
 from conftest import ROOT
 from site_builder import build
+from site_builder.precompress import is_copy
 from testbed.built_site import BUILD
 
 TEMPLATES = ROOT / "site_builder" / "templates"
@@ -86,7 +87,7 @@ def test_every_page_is_rendered_and_no_partial(built_site):
 
 def test_vendor_files_are_the_node_modules_ones(built_site):
     vendor = built_site / "static" / "vendor"
-    assert sorted(p.name for p in vendor.iterdir()) == sorted(VENDOR)
+    assert sorted(p.name for p in vendor.iterdir() if not is_copy(p)) == sorted(VENDOR)
     for name, rel in VENDOR.items():
         digest = lambda p: hashlib.sha256(p.read_bytes()).hexdigest()
         assert digest(vendor / name) == digest(ROOT / "node_modules" / rel), name
@@ -246,11 +247,15 @@ def sw_manifest(site) -> dict:
 def test_worker_manifest_lists_every_file_with_its_hash(built_site):
     """The offline worker checks what it caches against these hashes: every built file but the
     worker itself, each with its sha256, and a version that changes with any file. The model's
-    training timeline, if it has one, is listed apart (`lazy`: kept once fetched, never precached)."""
+    training timeline, if it has one, is listed apart (`lazy`: kept once fetched, never precached).
+    The precompressed copies (FILE.br, FILE.gz) are not listed: the worker keeps FILE decoded."""
     manifest = sw_manifest(built_site)
     files = {p.relative_to(built_site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-             for p in built_site.rglob("*") if p.is_file() and p.name != "sw.js"}
+             for p in built_site.rglob("*") if p.is_file() and p.name != "sw.js" and not is_copy(p)}
     assert {**manifest["files"], **manifest["lazy"]} == files
+    copies = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*") if is_copy(p)}
+    assert "static/vendor/ort-wasm-simd-threaded.wasm.br" in copies
+    assert not copies & {*manifest["files"], *manifest["lazy"]}
     assert all(name.startswith("static/model/timeline/") for name in manifest["lazy"])
     assert re.fullmatch(r"[0-9a-f]{16}", manifest["version"])
     # The query parameters the worker lets through to a cached page: the widget's state keys,
@@ -303,7 +308,7 @@ def test_served_folder_holds_only_the_site_after_pip_install(tmp_path):
     out = fake / targets["out"]
     assert not out.exists(), f"make site writes into {targets['out']}/, where setuptools builds too"
     subprocess.run([*BUILD, "--out", str(out)], check=True, capture_output=True, cwd=fake)
-    files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and not is_copy(p)}
     assert files == set(sw_manifest(out)["files"]) | set(sw_manifest(out)["lazy"]) | {"sw.js"}
     assert all(f.endswith(".html") and "/" not in f or f.startswith("static/") or f == "sw.js" for f in files)
 
