@@ -68,11 +68,19 @@ SUDO      := $(if $(filter 0,$(shell id -u)),,sudo)
 EXPORT_FLAGS = --corpus "$(CORPUS)" --out $(MODEL_OUT) $(if $(DESCRIPTION),--corpus-description "$(DESCRIPTION)") $(VIEW_FLAGS) \
 	$(if $(HEAD_ORDER),--head-order "$(HEAD_ORDER)") $(if $(is_default),--examples-from sample)
 
-.PHONY: serve test site model train export ship bench eval clean corpus lint screenshot wheel schema
+.PHONY: serve test site model train export ship bench eval clean corpus lint screenshot wheel schema check-host
 
+# The build's .br/.gz copies go to browsers that take them; COMPRESS=0 sends every file as it is
+# (what a host that does not compress sends: try `make check-host` against both).
 serve: site
 	@echo "Serving the live page at http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
-	$(PY) -m site_builder.serve --dir $(SITE) --port $(PORT) $(if $(CORS),--cors)
+	$(PY) -m site_builder.serve --dir $(SITE) --port $(PORT) $(if $(CORS),--cors) $(if $(filter 0,$(COMPRESS)),--no-compress)
+
+# What a deployed copy of the site sends for its key files (bytes, encodings, types, CORS, caching),
+# with one line of advice per problem: make check-host URL=https://you.github.io/course/
+# (site_builder/check_host.py, standard library only; docs/hosting.md).
+check-host:
+	python3 -m site_builder.check_host $(if $(URL),"$(URL)")
 
 test: $(call GROUP,test) $(NODE) $(CHROMIUM) $(FIREFOX) $(WEBKIT) $(XVFB) lint
 	$(PY) -m pytest

@@ -47,9 +47,11 @@ STATIC = ROOT / "static"
 NODE_MODULES = ROOT / "node_modules"
 
 # Only what the page loads: the wasm-only ORT build (the default entry pulls a 28 MB wasm)
-# and the tokenizer's dependency-free ES module.
+# and the tokenizer's dependency-free ES module; and the runtime's source map, which its module
+# names (a browser's developer tools ask for it, and a 404 is an error there).
 VENDOR_FILES = [
     "onnxruntime-web/dist/ort.wasm.min.mjs",
+    "onnxruntime-web/dist/ort.wasm.min.mjs.map",
     "onnxruntime-web/dist/ort-wasm-simd-threaded.mjs",
     "onnxruntime-web/dist/ort-wasm-simd-threaded.wasm",
     "@huggingface/tokenizers/dist/tokenizers.min.mjs",
@@ -74,6 +76,8 @@ BUNDLES = {
     WIDGET_MODULE: [],
     "attention-view/preload.js": ["--external:./widget.js"],
     "pages/app.js": ["--external:../attention-view/widget.js"],
+    # The worker that owns onnxruntime (paths.js SESSION_WORKER): loaded by URL, one module.
+    "attention-view/model/session-worker.js": [],
 }
 # The bundler's own binary, for this machine: `npm ci` installs it with the rest, and
 # site_builder/runtime_files.py (make serve's light install) fetches it alone.
@@ -83,9 +87,10 @@ ESBUILD = NODE_MODULES / BUNDLER_FILE
 
 # The site's one Content-Security-Policy (rendered into every page by _base.html; the tests and
 # the benchmark read it from the built pages). Scripts and styles only from this origin, wasm
-# compilation allowed (onnxruntime-web needs it), no inline code, no other origins.
+# compilation allowed (onnxruntime-web needs it), the runtime's worker from this origin
+# (static/attention-view/model/runtime.js), no inline code, no other origins.
 CSP = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; img-src 'self'; "
-       "style-src 'self'; base-uri 'none'; form-action 'none'")
+       "style-src 'self'; base-uri 'none'; form-action 'none'; worker-src 'self'")
 
 
 class BuildError(RuntimeError):
@@ -146,14 +151,15 @@ def bundle_widget(out: Path) -> None:
     starts the runtime with, and the live page's script the bundle of its own two; both still
     import widget.js, so that there is one instance of the loader. Each is bundled in place from the copies under
     OUT/static/, so its source map points at the unbundled modules, which stay in the site
-    beside it. The onnxruntime and tokenizer modules stay files of their own (paths.js: they
+    beside it, and holds their text (sourcesContent: developer tools show it with no more
+    requests). The onnxruntime and tokenizer modules stay files of their own (paths.js: they
     are loaded by URL)."""
     if not ESBUILD.exists():
         raise BuildError(f"{ESBUILD} is missing: run `npm ci` (or site_builder/runtime_files.py) first")
     for name, extra in BUNDLES.items():
         path = out / "static" / name
         proc = subprocess.run([str(ESBUILD), str(path), "--bundle", "--minify", "--format=esm", "--target=es2022",
-                               "--sourcemap", "--sources-content=false", f"--outfile={path}", "--allow-overwrite",
+                               "--sourcemap", f"--outfile={path}", "--allow-overwrite",
                                "--log-level=warning", *extra], capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise BuildError(f"esbuild could not bundle {name}: {proc.stderr.strip()}")

@@ -294,6 +294,15 @@ self.addEventListener("fetch", (event) => {
     })());
     return;
   }
+  if (request.destination === "worker" && event.resultingClientId) {
+    // A page's worker (the model's runtime: static/attention-view/model/runtime.js) is a client
+    // of its own: it is bound to the version of the page that starts it, so that what it loads
+    // (the runtime's module and wasm) is that version's, from the cache, like the page's files.
+    const version = versionOf(event.clientId).then((v) => v ?? VERSION);
+    event.respondWith(version.then((v) => answer(v, path, request)));
+    event.waitUntil(version.then((v) => remember(event.resultingClientId, v, true)));
+    return;
+  }
   // Anything a page asks for comes from the version that page was loaded with. A page this
   // site's workers did not load (opened before the worker existed) gets the network.
   if (event.clientId) lastAsked.set(event.clientId, Date.now());

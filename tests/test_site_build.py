@@ -24,6 +24,7 @@ from testbed.built_site import BUILD
 TEMPLATES = ROOT / "site_builder" / "templates"
 VENDOR = {
     "ort.wasm.min.mjs": "onnxruntime-web/dist/ort.wasm.min.mjs",
+    "ort.wasm.min.mjs.map": "onnxruntime-web/dist/ort.wasm.min.mjs.map",
     "ort-wasm-simd-threaded.mjs": "onnxruntime-web/dist/ort-wasm-simd-threaded.mjs",
     "ort-wasm-simd-threaded.wasm": "onnxruntime-web/dist/ort-wasm-simd-threaded.wasm",
     "tokenizers.min.mjs": "@huggingface/tokenizers/dist/tokenizers.min.mjs",
@@ -107,7 +108,10 @@ def test_static_and_model_files_are_copied(built_site):
         # Self-contained, but for the one shared instance of the widget.
         assert static_imports(built_site / "static", rel.as_posix()) <= {rel.as_posix(), "attention-view/widget.js"}
         assert bundle.rstrip().endswith(f"//# sourceMappingURL={rel.name}.map")
-        assert (built_site / "static" / f"{rel}.map").is_file()
+        source_map = json.loads((built_site / "static" / f"{rel}.map").read_text(encoding="utf-8"))
+        # Every source's text is in the map (developer tools and audits read it from there).
+        assert len(source_map.get("sourcesContent") or []) == len(source_map["sources"]) > 0, rel
+        assert all(source_map["sourcesContent"]), rel
     for name in ("model.onnx", "tokenizer.json", "meta.json", "golden.json"):
         assert (built_site / "static" / "model" / name).is_file()
 

@@ -14,3 +14,6 @@ export const VENDOR = new URL("../vendor/", import.meta.url).href;
 
 /** The site's root, for snippets that load this very copy of the widget ("Copy embed code"). */
 export const SITE_ROOT = new URL("../../", import.meta.url).href;
+
+/** The module worker that owns onnxruntime (model/session-worker.js; bundled in place by the build). */
+export const SESSION_WORKER = new URL("./model/session-worker.js", import.meta.url).href;

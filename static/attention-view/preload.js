@@ -1,10 +1,10 @@
 // @ts-check
 // Optional head script for pages whose first <attention-view> is visible at once. It starts
-// onnxruntime's wasm download and compile first, from two small modules (runtime.js and
-// paths.js), before the widget's own module has even arrived: that compile is the longest
-// part of a cold start. The runtime's module is one instance per URL, and its started backend
-// is shared by every session, so the widget's loader, arriving a moment later, finds it under
-// way. Then it asks the widget's loader for the model, and the element later gets this very
+// onnxruntime's wasm download and compile first, in the page's runtime worker (runtime.js and
+// the few small modules it imports), before the widget's own module has even arrived: that
+// compile is the longest part of a cold start. The runtime is one per page, and its started
+// backend is shared by every session, so the widget's loader, arriving a moment later, finds
+// it under way. Then it asks the widget's loader for the model, and the element later gets this very
 // load (one fetch, one session). Load it with
 //   <script type="module" async src=".../attention-view/preload.js">
 // Pages whose views are all loading="lazy" should leave it out.

@@ -60,7 +60,9 @@ const CSP_WORDS = /Content Security Policy|\bCSP\b|wasm-unsafe-eval|'unsafe-eval
 
 /**
  * Null when this page may compile WebAssembly, else why not (a LoadFailure): the engine refuses
- * the smallest module, or the runtime's own error (`said`) is the engine's CSP refusal.
+ * the smallest module, or the runtime's own error (`said`) is the engine's CSP refusal. Asked
+ * before the runtime starts in its worker too: a worker has a policy of its own, and the page's
+ * word stands.
  * @param {string} [said]
  */
 export async function wasmForbidden(said = "") {
@@ -69,7 +71,9 @@ export async function wasmForbidden(said = "") {
   }
   let refusal = /** @type {unknown} */ (CSP_WORDS.test(said) ? said : null);
   try {
-    await WebAssembly.compile(EMPTY_MODULE);
+    // Instantiated, not only compiled: WebKit compiles under a policy that forbids wasm and
+    // refuses at instantiation (Chromium and Firefox refuse at compilation).
+    await WebAssembly.instantiate(EMPTY_MODULE);
   } catch (cause) {
     refusal = cause;
   }
@@ -104,14 +108,16 @@ async function wasmStatus(url) {
  * The runtime could not start (onnxruntime's "no available backend found"): the page forbids
  * WebAssembly, or the wasm file is missing; otherwise the runtime's own words, cleaned of its
  * build hints.
- * @param {unknown} err  what onnxruntime threw
+ * @param {unknown} err  what onnxruntime threw (from the worker: with the `wasmStatus` its request got)
  * @param {string} wasmURL  the wasm the runtime loads (runtime.js)
  */
 export async function runtimeFailure(err, wasmURL) {
   const said = err instanceof Error ? err.message : String(err);
   const forbidden = await wasmForbidden(said);
   if (forbidden) return forbidden;
-  const status = await wasmStatus(wasmURL);
+  // A worker's runtime reports what its own request got (the page cannot see it); undefined: ask.
+  const known = /** @type {any} */ (err)?.wasmStatus;
+  const status = known !== undefined ? known : await wasmStatus(wasmURL);
   if (status !== null) {
     return new LoadFailure(`the runtime's ${fileName(wasmURL)} answered HTTP ${status} at ${wasmURL}` +
       (status === 404 ? ": onnxruntime's files must sit in vendor/ beside attention-view.js" : ""), { cause: err });

@@ -11,8 +11,10 @@
 // - A download that receives no byte for `downloadTimeout()` ms is aborted instead of
 //   leaving "loading…" on screen forever; bytes that do arrive are reported as progress
 //   (download.js).
-// - A failed onnxruntime start (its wasm missing, say) poisons that module instance, so the
-//   next attempt imports a fresh instance instead of reusing the memoised failure (runtime.js).
+// - A failed onnxruntime start (its wasm missing, say) poisons that runtime, so the next
+//   attempt starts a fresh one instead of reusing the memoised failure (runtime.js).
+// onnxruntime itself lives in the page's worker (runtime.js): a Model's session is a handle
+// whose runs answer with the graph's outputs by name.
 
 import { AttentionTensor } from "./attention.js";
 import { download, verify, parseJSON } from "./download.js";
@@ -131,10 +133,10 @@ export function loadTokenizer(folder) {
 export class Model {
   /**
    * `step`: the training step whose snapshot this is (timeline.js); null: the shipped model.
+   * @param {import("./runtime.js").Session} session
    * @param {number|null} [step]
    */
-  constructor(ort, session, tokenizer, meta, step = null) {
-    this.ort = ort;
+  constructor(session, tokenizer, meta, step = null) {
     this.session = session;
     this.tokenizer = tokenizer;
     this.meta = meta;
@@ -178,24 +180,29 @@ export class Model {
     if (headMask !== null && headMask.length !== L * H) throw new Error(`head_mask needs ${L * H} values, not ${headMask.length}`);
     // A copy: the run keeps it (runs.js ensureLogits runs again with the same heads off).
     const mask = headMask === null ? null : Float32Array.from(headMask);
-    const input = new this.ort.Tensor("int64", BigInt64Array.from(ids, (i) => BigInt(i)), [1, T]);
-    const feeds = { input_ids: input };
+    const int64 = (values, dims) => ({ type: "int64", data: BigInt64Array.from(values, (i) => BigInt(i)), dims });
+    /** @type {Object<string, import("./ort-host.js").Plain>} */
+    const feeds = { input_ids: int64(ids, [1, T]) };
     // head_mask and logit_positions are plain inputs (onnxruntime-web cannot feed an
     // initializer-backed default), which an older graph does without (graph-inputs.js).
     const { headMask: fedMask, logitPositions, at } = optionalFeeds(this.session.inputNames, T, L, H, mask, positions);
-    if (fedMask) feeds.head_mask = new this.ort.Tensor("float32", fedMask, [L, H]);
-    if (logitPositions) feeds.logit_positions = new this.ort.Tensor("int64", BigInt64Array.from(logitPositions, (i) => BigInt(i)), [logitPositions.length]);
+    if (fedMask) feeds.head_mask = { type: "float32", data: fedMask, dims: [L, H] };
+    if (logitPositions) feeds.logit_positions = int64(logitPositions, [logitPositions.length]);
     const res = await this.session.run(feeds);
-    const logits = res.logits.data; // [1, at.length, V]
+    const logits = /** @type {Float32Array} */ (res.logits.data); // [1, at.length, V]
     const rows = new Map(at.map((q, i) => [q, logits.subarray(i * V, (i + 1) * V)]));
     const tensor = (name) => new AttentionTensor(/** @type {Float32Array} */ (res[name].data), L, H, T);
     return { T, L, H, V, mask, rows, attention: tensor("attention"), scores: tensor("scores") };
   }
 }
 
-/** An onnxruntime session on a graph's bytes (every session of the page shares one backend). */
-export function createSession(ort, bytes) {
-  return ort.InferenceSession.create(bytes, { executionProviders: ["wasm"], logSeverityLevel: 3 }).catch(async (err) => {
+/**
+ * An onnxruntime session on a graph's bytes (every session of the page shares one backend).
+ * @param {import("./runtime.js").Runtime} runtime
+ * @param {Uint8Array} bytes
+ */
+export function createSession(runtime, bytes) {
+  return runtime.createSession(bytes).catch(async (err) => {
     runtimeFailed(); // this instance may keep its failure: the next attempt starts afresh
     // The wasm backend did not start (onnxruntime's words): say why, not what it printed.
     throw /no available backend/i.test(String(err?.message)) ? await runtimeFailure(err, ORT_WASM) : err;
@@ -208,8 +215,8 @@ export function loadModel(folder) {
     // The runtime starts its wasm at once (runtime.js), and the session is created the moment
     // it and the verified model bytes are in; the tokenizer loads beside them.
     const bytes = verified(folder, "model.onnx", e, counter(folder, e, "model.onnx"));
-    const session = Promise.all([loadRuntime(), bytes]).then(([ort, b]) => createSession(ort, b));
-    const [ort, ready, tokenizer, meta] = await Promise.all([loadRuntime(), session, loadTokenizer(folder), loadMeta(folder)]);
-    return new Model(ort, ready, tokenizer, meta);
+    const session = Promise.all([loadRuntime(), bytes]).then(([runtime, b]) => createSession(runtime, b));
+    const [ready, tokenizer, meta] = await Promise.all([session, loadTokenizer(folder), loadMeta(folder)]);
+    return new Model(ready, tokenizer, meta);
   });
 }

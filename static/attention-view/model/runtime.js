@@ -1,56 +1,81 @@
 // @ts-check
-// onnxruntime-web, started as early as a page can: compiling its 14 MB wasm is the longest part
-// of a cold start (over a second), so the download and compile begin the moment the runtime's
-// module is in, not once the model's bytes have arrived and been checked. The runtime has no
-// call that only starts its backend; creating a session does, and the backend's start is
-// shared by every later session, so a first create on no model at all (it fails once the
-// backend is up: nothing is printed, nothing is kept) starts it. A failed start (its wasm
-// missing, say) poisons that module instance, so the next attempt imports a fresh instance
-// instead of reusing the memoised failure.
+// onnxruntime-web, started as early as a page can, in the page's one worker (session-worker.js):
+// its download, its wasm's compile (the longest part of a cold start, over a second), every
+// session and every run happen there, so typing and scrolling never wait for the model. The
+// page's own thread runs it instead only where a worker cannot: a host that hands over the
+// runtime's module (a notebook: held-files.js), a widget loaded from another origin (a browser
+// starts a worker only from the page's own), or a page whose Content-Security-Policy forbids
+// workers (docs/embedding.md: add worker-src 'self').
+//
+// A failed start (its wasm missing, say) poisons that runtime, so the next attempt starts a
+// fresh one (a new worker, a new module instance) instead of reusing the memoised failure.
 
-import { VENDOR } from "../paths.js";
+import { VENDOR, SESSION_WORKER } from "../paths.js";
 import { heldRuntime } from "./held-files.js";
+import { startOrt, openSession, runSession } from "./ort-host.js";
+import { startWorkerRuntime, WorkerUnavailable } from "./worker-runtime.js";
+import { wasmForbidden } from "./failures.js";
 
 // Only the wasm build: the package's default entry pulls a 28 MB wasm with WebGPU support.
 const ORT_MODULE = `${VENDOR}ort.wasm.min.mjs`;
-// The one wasm this build of the runtime loads (site_builder/build.py copies it beside the module).
+// The one wasm this build of the runtime loads (the site build copies it beside the module).
 export const ORT_WASM = `${VENDOR}ort-wasm-simd-threaded.wasm`;
-const FATAL_ONLY = 4; // onnxruntime's log severity: the start-up create fails by design, quietly
 
-let ortPromise = null;
-let ortAttempt = 0;
+/**
+ * @typedef {import("./worker-runtime.js").Session} Session
+ * @typedef {{where: "worker"|"page", createSession: (bytes: Uint8Array) => Promise<Session>}} Runtime
+ */
 
-/** The runtime module, its wasm backend already starting. @returns {Promise<any>} */
+// One runtime per page, kept on globalThis: preload.js is bundled with a copy of this module
+// of its own, and the widget's copy must find the runtime preload.js started.
+const shared = /** @type {{runtime: Promise<Runtime>|null, attempt: number}} */ (
+  globalThis[Symbol.for("attention-view.runtime")] ??= { runtime: null, attempt: 0 });
+
+/** The runtime, its wasm backend already starting. @returns {Promise<Runtime>} */
 export function loadRuntime() {
-  // After a failed start the module instance remembers its failure, so a retry imports the
-  // module under a new URL, i.e. a new instance that starts from scratch.
-  const attempt = ortAttempt;
-  // A host may hand over the runtime's module and its wasm's bytes (held-files.js).
-  const { ort: given, wasm } = heldRuntime();
-  ortPromise ??= (given ? Promise.resolve(given) : import(ORT_MODULE + (attempt ? `?attempt=${attempt}` : ""))).then((ort) => {
-    if (wasm) ort.env.wasm.wasmBinary = wasm;
-    // One thread: faster on small machines at this size, and needs no COOP/COEP headers.
-    ort.env.wasm.numThreads = 1;
-    // Warnings reach the console as errors, and a reader's console is not where a model
-    // loader's notices belong: failures still throw and show in the status line.
-    ort.env.logLevel = "error";
-    if (attempt) {
-      // The failed wasm answer may sit in the HTTP cache (a 404 sent with cache headers, a
-      // truncated file): ask for it under a URL no cache has seen.
-      ort.env.wasm.wasmPaths = { wasm: `${ORT_WASM}?attempt=${attempt}` };
-    }
-    ort.InferenceSession.create(new Uint8Array(0), { executionProviders: ["wasm"], logSeverityLevel: FATAL_ONLY })
-      .catch(() => {}); // the real session reports a backend that failed to start
-    return ort;
-  });
-  ortPromise.catch(() => runtimeFailed());
-  return ortPromise;
+  const runtime = (shared.runtime ??= start(shared.attempt));
+  runtime.catch(() => runtimeFailed());
+  return runtime;
 }
 
-/** A session could not be created: the next attempt imports a fresh runtime instance. */
+/** A session could not be created: the next attempt starts a fresh runtime. */
 export function runtimeFailed() {
-  if (ortPromise) {
-    ortPromise = null;
-    ortAttempt++;
+  if (shared.runtime) {
+    shared.runtime = null;
+    shared.attempt++;
   }
+}
+
+/** @param {number} n  the attempt: after a failure, URLs no cache has seen */
+async function start(n) {
+  const query = n ? `?attempt=${n}` : "";
+  // The failed wasm answer may sit in the HTTP cache (a 404 sent with cache headers, a
+  // truncated file): a retry asks for it under a URL no cache has seen.
+  const wasmURL = n ? ORT_WASM + query : null;
+  const { ort: given, wasm } = heldRuntime();
+  if (given) return onThisPage(given, { wasm, wasmURL });
+  // The worker may compile what this page's policy forbids (a worker has its own policy): the
+  // page's word stands, and the reader learns what to add.
+  const forbidden = await wasmForbidden();
+  if (forbidden) throw forbidden;
+  if (new URL(SESSION_WORKER).origin === location.origin) {
+    try {
+      return await startWorkerRuntime(SESSION_WORKER, ORT_MODULE + query, ORT_WASM, wasmURL);
+    } catch (err) {
+      if (!(err instanceof WorkerUnavailable)) throw err;
+    }
+  }
+  return onThisPage(await import(ORT_MODULE + query), { wasmURL });
+}
+
+/** The runtime on the page's own thread. @returns {Runtime} */
+function onThisPage(ort, options) {
+  startOrt(ort, options);
+  return {
+    where: "page",
+    async createSession(bytes) {
+      const session = await openSession(ort, bytes);
+      return { inputNames: [...session.inputNames], outputNames: [...session.outputNames], run: (feeds) => runSession(ort, session, feeds) };
+    },
+  };
 }

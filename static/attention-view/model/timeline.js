@@ -117,9 +117,9 @@ export function pointAt(timeline, step) {
 export function loadStep(folder, timeline, point, base) {
   return tried(folder, stepKey(point.step), async (e) => {
     const name = timeline.folder + point.file;
-    const [ort, bytes] = await Promise.all([loadRuntime(), download(folder, name, e)]);
+    const [runtime, bytes] = await Promise.all([loadRuntime(), download(folder, name, e)]);
     await checkSha256(name, bytes, point.sha256, "timeline.json");
-    return new Model(ort, await createSession(ort, bytes), base.tokenizer, metaAt(base.meta, point), point.step);
+    return new Model(await createSession(runtime, bytes), base.tokenizer, metaAt(base.meta, point), point.step);
   });
 }
 

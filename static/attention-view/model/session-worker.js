@@ -1,0 +1,78 @@
+// @ts-check
+// The page's one module worker that owns onnxruntime (worker-runtime.js starts it): the runtime's
+// download, its wasm's compile, every session and every run happen here, so the page's thread
+// only tokenizes and draws. Each answer's arrays are transferred, not copied.
+//
+// Requests (each with an `id`, answered by {id, value} or {id, error}):
+//   {kind: "start", ort, wasm, wasmURL}  import the runtime from `ort` and start its backend
+//   {kind: "create", bytes}         a session on a graph: value {session, inputNames, outputNames}
+//   {kind: "run", session, feeds}   value: every output by name, as ort-host.js's plain records
+
+import { startOrt, openSession, runSession } from "./ort-host.js";
+
+/** @type {Promise<any>|null} */
+let ort = null;
+/** @type {Map<number, any>} */
+const sessions = new Map();
+let nextSession = 1;
+/** @type {string|null} */
+let wasmFile = null; // the runtime's wasm, without a query: its HTTP status explains a failed start
+
+/**
+ * The HTTP status this worker's request for the wasm got, as its resource timing records it
+ * (Chromium, Firefox): null when it arrived, undefined when nothing records it. The page cannot
+ * see a worker's requests, and asking the server again would be a second request.
+ */
+async function wasmStatus() {
+  const recorded = () => /** @type {any} */ (performance.getEntriesByType("resource")
+    .filter((e) => e.name.split("?")[0] === wasmFile && "responseStatus" in e).at(-1));
+  // An entry is added in a task after the response ends: give it that task.
+  const last = recorded() ?? await new Promise((resolve) => setTimeout(() => resolve(recorded()), 0));
+  return last ? (last.responseStatus >= 400 ? last.responseStatus : null) : undefined;
+}
+
+const handlers = {
+  /** @param {{ort: string, wasm: string, wasmURL: string|null}} msg */
+  start(msg) {
+    wasmFile = msg.wasm;
+    ort ??= import(msg.ort).then((module) => {
+      startOrt(module, { wasmURL: msg.wasmURL });
+      return module;
+    });
+    return ort.then(() => null);
+  },
+  /** @param {{bytes: Uint8Array}} msg */
+  async create(msg) {
+    if (!ort) throw new Error("the runtime was not started");
+    const session = await openSession(await ort, msg.bytes);
+    const id = nextSession++;
+    sessions.set(id, session);
+    return { session: id, inputNames: [...session.inputNames], outputNames: [...session.outputNames] };
+  },
+  /** @param {{session: number, feeds: Object<string, import("./ort-host.js").Plain>}} msg */
+  async run(msg) {
+    const session = sessions.get(msg.session);
+    if (!session) throw new Error("no such session");
+    return runSession(await ort, session, msg.feeds);
+  },
+};
+
+/** The buffers of a run's outputs, each once. @param {Object<string, {data: ArrayBufferView}>} outputs */
+function buffers(outputs) {
+  return [...new Set(Object.values(outputs).map((plain) => plain.data.buffer))];
+}
+
+self.onmessage = async ({ data: msg }) => {
+  try {
+    const value = await handlers[msg.kind](msg);
+    self.postMessage({ id: msg.id, value }, { transfer: msg.kind === "run" ? buffers(value) : [] });
+  } catch (err) {
+    const e = /** @type {Error} */ (err);
+    const status = msg.kind === "create" ? await wasmStatus() : undefined;
+    self.postMessage({ id: msg.id, error: { name: e?.name ?? "Error", message: e?.message ?? String(err), wasmStatus: status } });
+  }
+};
+
+// The page waits for this before it counts on the worker: a page whose Content-Security-Policy
+// forbids workers never gets it, and runs the model itself (runtime.js).
+self.postMessage({ kind: "up" });

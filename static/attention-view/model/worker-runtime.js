@@ -1,0 +1,69 @@
+// @ts-check
+// The page's side of session-worker.js: one module worker per page holds onnxruntime and every
+// session, and answers each run with its outputs by name, their arrays transferred. A page
+// that cannot have the worker (its Content-Security-Policy forbids workers) learns it here, as
+// a WorkerUnavailable, before anything was counted on it.
+
+/** The worker could not start: the page runs the model itself (runtime.js). */
+export class WorkerUnavailable extends Error {}
+
+/**
+ * A session in the worker, used like ort-host.js's sessions on the page.
+ * @typedef {{inputNames: string[], outputNames: string[],
+ *   run: (feeds: Object<string, import("./ort-host.js").Plain>) => Promise<Object<string, import("./ort-host.js").Plain>>}} Session
+ */
+
+/**
+ * Starts the worker and onnxruntime in it (its backend starting at once).
+ * @param {string} workerURL  session-worker.js
+ * @param {string} ortURL  the runtime's module
+ * @param {string} wasm  the runtime's wasm (its status explains a failed start)
+ * @param {string|null} wasmURL  the URL to ask for the wasm under (a retry), or null
+ * @returns {Promise<{where: "worker", createSession: (bytes: Uint8Array) => Promise<Session>}>}
+ */
+export function startWorkerRuntime(workerURL, ortURL, wasm, wasmURL) {
+  let worker;
+  try {
+    worker = new Worker(workerURL, { type: "module", name: "attention-view-runtime" });
+  } catch (cause) {
+    return Promise.reject(new WorkerUnavailable("this page may not start a worker", { cause }));
+  }
+  /** @type {Map<number, {resolve: (value: any) => void, reject: (err: Error) => void}>} */
+  const pending = new Map();
+  let next = 1;
+  const up = new Promise((resolve, reject) => {
+    worker.addEventListener("message", ({ data }) => {
+      if (data.kind === "up") return resolve(null);
+      const asked = pending.get(data.id);
+      if (!asked) return;
+      pending.delete(data.id);
+      if (!data.error) return asked.resolve(data.value);
+      const { name, message, wasmStatus } = data.error;
+      asked.reject(Object.assign(new Error(message), { name, wasmStatus }));
+    });
+    worker.addEventListener("error", (event) => {
+      event.preventDefault(); // said here, not as a page error
+      const err = new WorkerUnavailable("the model's worker did not start");
+      reject(err);
+      for (const asked of pending.values()) asked.reject(err);
+      pending.clear();
+    });
+  });
+  /** @returns {Promise<any>} */
+  const ask = (msg) => new Promise((resolve, reject) => {
+    const id = next++;
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ ...msg, id });
+  });
+  return up.then(() => ask({ kind: "start", ort: ortURL, wasm, wasmURL })).then(() => ({
+    where: /** @type {"worker"} */ ("worker"),
+    /** @param {Uint8Array} bytes  copied: the caller keeps its bytes */
+    async createSession(bytes) {
+      const { session, inputNames, outputNames } = await ask({ kind: "create", bytes });
+      return { inputNames, outputNames, run: (feeds) => ask({ kind: "run", session, feeds }) };
+    },
+  }), (err) => {
+    worker.terminate();
+    throw err;
+  });
+}
