@@ -6,6 +6,7 @@
 // straight to the map, past every control before it.
 
 import { h, setText } from "../core/dom.js";
+import { heading } from "../core/heading.js";
 import { viewName, ordinal } from "../readouts/readouts.js";
 import { drawHeatmap } from "./charts.js";
 import { buildAxes, paintAxes, labelStep, HeatmapCursor, cellAt } from "./heatmap-axes.js";
@@ -17,7 +18,7 @@ const CELL_KEYS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], Arr
 export const heatmap = {
   name: "heatmap",
   mount(slots, ctx) {
-    const title = h("h3.panel-title");
+    const title = heading(ctx.host, "div.panel-title");
     // Focusable: the arrow keys then walk its cells (heatmap-axes.js), Enter pins the row.
     const canvas = /** @type {HTMLCanvasElement} */ (h("canvas.heatmap", { width: 1, height: 1, role: "img", tabindex: "0" }));
     const marker = h("span.heatmap-row", { "aria-hidden": "true" });

@@ -4,14 +4,15 @@
 // the list says what else the view changed (the heads switched off).
 
 import { h, setText, setHidden } from "../core/dom.js";
+import { heading } from "../core/heading.js";
 import { pieceLabel } from "../model/token-labels.js";
 import { percent } from "../readouts/readouts.js";
 
 /** @type {import("../core/feature.js").Feature} */
 export const predictions = {
   name: "predictions",
-  mount(slots) {
-    const title = h("h3.panel-title");
+  mount(slots, ctx) {
+    const title = heading(ctx.host, "div.panel-title");
     const list = h("ol.preds");
     const rows = Array.from({ length: 5 }, () => {
       const tok = h("span.pred-token");

@@ -7,6 +7,7 @@
 // (the first-visit hint about token pieces), and the panel's end is the slot "row-tools".
 
 import { h, setText, setHidden, setAttr } from "../core/dom.js";
+import { heading } from "../core/heading.js";
 import { steppedColor, ink, gradient, level, aboveEven, RELATIVE_SPAN } from "../readouts/palette.js";
 import { chipText, wordAndPiece } from "../model/token-labels.js";
 import { viewRow, rowSum, percent, wholePercent, viewName, ranked, spread } from "../readouts/readouts.js";
@@ -38,7 +39,7 @@ export const row = {
   name: "row",
   compact: true,
   mount(slots, ctx) {
-    const title = h("h3.panel-title");
+    const title = heading(ctx.host, "div.panel-title");
     const box = h("div.chips", {
       role: "group",
       "aria-label": "Tokens. Left and right arrows move the pinned token; H cycles heads; L layers; V views.",

@@ -7,6 +7,7 @@
 // "strip-badge:L.H" (inside its button) and "strip-tools:L.H" (under it).
 
 import { h, setText, setAttr } from "../core/dom.js";
+import { heading } from "../core/heading.js";
 import { viewRow, strongest } from "../readouts/readouts.js";
 import { rowGradient, keySpan } from "./charts.js";
 import { roleNodes, paintRoles } from "./roles.js";
@@ -42,7 +43,7 @@ export const strips = {
   compact: true,
   mount(slots, ctx) {
     const { n_layer: nLayer, n_head: nHead } = /** @type {import("../core/state.js").Meta} */ (ctx.meta()).config;
-    const title = h("h3.panel-title");
+    const title = heading(ctx.host, "div.panel-title");
     const grid = h("div.grid");
     const minis = [];
     for (let l = 1; l <= nLayer; l++) {

@@ -10,6 +10,7 @@
 // Each head has the slots "thumb-badge:L.H" and "thumb-tools:L.H".
 
 import { h, setHidden, setAttr, bringIntoView } from "../core/dom.js";
+import { heading } from "../core/heading.js";
 import { WIDE_PX } from "../core/skeleton.js";
 import { headMatrix, wholePercent } from "../readouts/readouts.js";
 import { paintMatrix } from "./charts.js";
@@ -91,7 +92,9 @@ export const thumbnails = {
       h("p.help", { text: "Each square is one head\u2019s whole pattern on your text: a row per token, its earlier tokens " +
         "from left to right. Click one to select that head; \u201cSee it do this\u201d loads a sentence where the head puts " +
         "much of one row on one earlier token." }), box);
-    slots.put("heads-panel", h("h4.thumbs-title", {}, toggle), body);
+    const title = heading(ctx.host, "div.thumbs-title", {}, 1);
+    title.append(toggle);
+    slots.put("heads-panel", title, body);
     toggle.addEventListener("click", () => {
       body.hidden = !body.hidden;
       toggle.setAttribute("aria-expanded", String(!body.hidden));

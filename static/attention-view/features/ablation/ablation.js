@@ -6,6 +6,7 @@
 // view's run for the state's `ablate`); `result` gets `ablated`, `topBaseline` and `nextToken`.
 
 import { h, setText, setHidden, setAttr, bringIntoView, scrollBox } from "../../core/dom.js";
+import { heading } from "../../core/heading.js";
 import { everyHeadOff, shortNames, longNames, pairedBars, nextTokenChange, ablationResult } from "../../readouts/ablation.js";
 import { pieceLabel } from "../../model/token-labels.js";
 import { percent } from "../../readouts/readouts.js";
@@ -68,7 +69,7 @@ function mountAblation(slots, ctx) {
   }
 
   const v = {};
-  v.title = h("h3.panel-title");
+  v.title = heading(ctx.host, "div.panel-title");
   v.error = h("p.ablate-error", { role: "status" });
   v.intro = h("p.ablate-intro");
   v.composition = h("p.ablate-note.ablate-composition");

@@ -4,6 +4,7 @@
 // both), and the difference word by word, with its sign in words as well as in colour.
 
 import { h, setText, setHidden, setAttr, scrollBox } from "../../core/dom.js";
+import { heading } from "../../core/heading.js";
 import { steppedColor, ink, level } from "../../readouts/palette.js";
 import { chipText } from "../../model/token-labels.js";
 import { viewName, wholePercent, percent } from "../../readouts/readouts.js";
@@ -65,16 +66,16 @@ function mountCompare(slots, ctx) {
   const input = h("input.input.compare-input", {
     type: "text", spellcheck: "false", autocomplete: "off", autocapitalize: "off", "aria-label": "Second text to compare",
   });
-  const title = h("h3.panel-title");
+  const title = heading(ctx.host, "div.panel-title");
   const note = h("p.compare-note", { role: "status" });
   const rowA = h("div.cchips", { "aria-hidden": "true" });
   const rowB = h("div.cchips", { "aria-hidden": "true" });
   const rows = h("div.compare-rows", {},
     h("div.compare-row", {}, h("span.compare-tag", { text: "1" }), rowA),
     h("div.compare-row", {}, h("span.compare-tag", { text: "2" }), rowB));
-  const diffTitle = h("h4.compare-diff-title", {
+  const diffTitle = heading(ctx.host, "div.compare-diff-title", {
     text: "Word by word: sentence 2 minus sentence 1 (bars to the largest difference)",
-  });
+  }, 1);
   const diffBody = h("tbody");
   const diffCaption = h("caption.sr-only");
   const table = h("table.compare-diff", {}, diffCaption,
