@@ -1,5 +1,5 @@
-"""The site around the view, in every engine (tests/drivers): the offline worker registers and a
-reload runs the model with the server stopped; embed.html in an iframe posts its height, and
+"""The site around the view, in every engine (tests/drivers): the offline worker registers on a
+compressed first visit and a reload runs the model with the server stopped; embed.html in an iframe posts its height, and
 the README's listener fits the frame to it. No console or window error in either."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 from deploys import WAIT_FOR_VERSION, version_of
 from test_widget_embed_code import readme_listener
 
+from testbed.site_server import serve_site
 from testbed.static_server import serve
 
 pytestmark = pytest.mark.browser
@@ -26,12 +27,16 @@ def tab(engine):
 
 
 def test_the_offline_worker_serves_a_reload_with_the_server_stopped(engine, tab, engine_site, reference):
-    server = serve(engine_site)
+    """The first visit from `make serve`'s server, which sends the build's compressed copies (the
+    worker keeps and checks the decoded files), then a reload with nothing listening."""
+    server = serve_site(engine_site)
     tab.goto(f"{server.url}/index.html")
     tab.wait_live()
     assert tab.evaluate(WAIT_FOR_VERSION, version_of(engine_site)), f"{engine.name}: no worker of this version"
-    server.shutdown()
-    server.server_close()  # nothing listens on the port any more
+    server.stop()  # nothing listens on the port any more
+    for path in ("/index.html", "/static/vendor/ort-wasm-simd-threaded.wasm", "/static/model/model.onnx"):
+        # Chromium asks 127.0.0.1 for br; an engine that keeps br for HTTPS gets gzip.
+        assert server.encodings(path) and server.encodings(path) <= {"br", "gzip"}, (engine.name, path, server.sent)
 
     tab.goto("about:blank")  # so the next visit is a full page load
     tab.goto(f"{server.url}/index.html#text={quote(TEXT)}")
