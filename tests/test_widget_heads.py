@@ -88,7 +88,8 @@ def test_thumbnails_select_heads_and_carry_the_roles(browser, sites):
             label = want[(item["layer"], item["head"])]
             assert item["role"] == label, item
             assert item["title"] and item["title"] == item["def"] and item["title"].startswith(label.split(" \u00b7 ")[0].split(" 0")[0])
-            assert f"({label})" in item["label"]
+            # The name carries the role: in brackets on a strip, as shown (name first) on a thumbnail.
+            assert f"({label})" in item["label"] or item["label"].startswith(f"L{item['layer']} H{item['head']} {label}:")
         assert all(t["w"] == T for t in shown["thumbs"])
         # Clicking a thumbnail selects its head.
         for layer, head in [(1, 2), (2, 4)]:
