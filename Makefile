@@ -139,6 +139,7 @@ schema: $(NODE)
 
 bench: site $(CHROMIUM)
 	$(PY) -m bench.run
+	$(PY) -m bench.slow_link
 
 # docs/screenshot.png (shown at the top of the README) from a fresh build in headless Chromium.
 screenshot: $(call GROUP,test) $(NODE) $(CHROMIUM)
