@@ -57,6 +57,15 @@ class RunBar:
                                                    statistics.median(run.eval_seconds), len(run.wanted) + 1)
         self.bar.set_postfix(**figures)
 
+    def advance(self) -> None:
+        self.bar.update(1)
+
+    def say(self, line: str) -> None:
+        self.bar.write(line)
+
+    def close(self) -> None:
+        self.bar.close()
+
 
 def fit(corpus: Corpus, args: TrainSettings, resume: dict | None = None,
         companions: list[Companion] | None = None) -> dict:
@@ -66,22 +75,22 @@ def fit(corpus: Corpus, args: TrainSettings, resume: dict | None = None,
     with StepBoundaryInterrupt() as interrupt:
         while run.progress.step < args.optimiser.steps:
             if interrupt.requested or run.interrupt_due():
-                bar.bar.close()
+                bar.close()
                 run.save_resumable()
                 raise KeyboardInterrupt
             run.snapshot_due()
             loss = run.train_step()
-            bar.bar.update(1)
+            bar.advance()
             if run.evaluation_due():
                 bpc = run.evaluate()
                 bar.show(loss=f"{loss:.3f}", bpc=f"{bpc:.3f}", best=f"{run.progress.best_bpc:.3f}")
                 if run.patience_spent():
-                    bar.bar.write(f"early stop at step {run.progress.step}: no better held-out bpc since step "
-                                  f"{run.progress.best_step}")
+                    bar.say(f"early stop at step {run.progress.step}: no better held-out bpc since step "
+                            f"{run.progress.best_step}")
                     break
                 run.save_resumable()
             elif run.progress.step % 5 == 0:
                 bar.show(loss=f"{loss:.3f}", best=f"{run.progress.best_bpc:.3f}")
     run.snapshot_due()  # a snapshot at the final step (the loop stops before it)
-    bar.bar.close()
+    bar.close()
     return run.finish()
