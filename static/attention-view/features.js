@@ -13,6 +13,7 @@ import { strips } from "./panels/strips.js";
 import { thumbnails } from "./panels/thumbnails.js";
 import { heatmap } from "./panels/heatmap.js";
 import { predictions } from "./panels/predictions.js";
+import { attribution } from "./features/attribution/attribution.js";
 import { math } from "./panels/math.js";
 import { story } from "./features/story/story.js";
 import { induction } from "./features/induction/induction.js";
@@ -43,6 +44,7 @@ export const FEATURES = [
   thumbnails,
   heatmap,
   predictions,
+  attribution,
   ablation,
   math,
 ];

@@ -19,8 +19,10 @@ export const VIEWS = ["head", "average", "rollout"];
  * How weights become colours (palette.js `level`): "share" = the weight itself, 0–100%;
  * "relative" = the weight ÷ the row's even share 1/(q+1), on a log scale. Typical rows peak
  * at 20–30%, which the share scale paints as a wall of dark purple; relative shows contrast.
+ * "push" = not the weight but how much of the head's push toward the prediction (the `target`
+ * key) came through each key, on a diverging scale (features/attribution/).
  */
-export const SCALES = ["share", "relative"];
+export const SCALES = ["share", "relative", "push"];
 
 /**
  * "1": the compact view, only the row and the grid of heads (a small figure in a chapter);
@@ -128,7 +130,7 @@ export const CORE_KEYS = [
     initial: (a) => a ?? "share",
     parse: (a) => (SCALES.includes(a ?? "") ? a : "share"),
     // The default scale is no attribute, so links and embeds that never chose one stay as they were.
-    format: (v) => (v === "share" ? null : asString(v)), doc: "the colour scale: share of the row, or × the even share",
+    format: (v) => (v === "share" ? null : asString(v)), doc: "the colour scale: share of the row, × the even share, or the head's push toward the prediction through each key",
   },
   {
     // The property answers the canonical form, "" for every head on; before meta.json, of the

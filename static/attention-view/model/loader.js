@@ -23,6 +23,7 @@ import { runtimeFailure } from "./failures.js";
 import { checkMeta } from "./meta-check.js";
 import { heldRuntime } from "./held-files.js";
 import { optionalFeeds } from "./graph-inputs.js";
+import { attributionRows } from "../readouts/attribution.js";
 import { VENDOR } from "../paths.js";
 
 export { downloadTimeout, setDownloadTimeout } from "./download.js";
@@ -160,7 +161,8 @@ export class Model {
    * `positions` (0-based; null = every position). The output layer is about half the model's
    * work at 128 tokens, and a view reads one or two positions (runs.js ensureLogits adds more).
    * @returns {Promise<{T: number, L: number, H: number, V: number, mask: Float32Array|null,
-   *   rows: Map<number, Float32Array>, attention: AttentionTensor, scores: AttentionTensor}>}
+   *   rows: Map<number, Float32Array>, attention: AttentionTensor, scores: AttentionTensor,
+   *   attribution: Map<number, import("../readouts/attribution.js").AttributionRow>|null}>}
    *   ORT's flat outputs (shapes in docs/model-files.md) as tensors, not copied; `rows` maps a
    *   position to its V logits, `mask` is the `headMask` it ran with
    * @param {number[]} ids
@@ -192,7 +194,9 @@ export class Model {
     const logits = /** @type {Float32Array} */ (res.logits.data); // [1, at.length, V]
     const rows = new Map(at.map((q, i) => [q, logits.subarray(i * V, (i + 1) * V)]));
     const tensor = (name) => new AttentionTensor(/** @type {Float32Array} */ (res[name].data), L, H, T);
-    return { T, L, H, V, mask, rows, attention: tensor("attention"), scores: tensor("scores") };
+    // What each part wrote toward the predictions at those positions (null: an older graph).
+    const attribution = attributionRows(res, at, { L, H, T, V });
+    return { T, L, H, V, mask, rows, attribution, attention: tensor("attention"), scores: tensor("scores") };
   }
 }
 

@@ -20,7 +20,7 @@ import { AttentionTensor } from "./attention.js";
  * @property {number} layer  1-based
  * @property {number} head  1-based
  * @property {"head"|"average"|"rollout"} view
- * @property {"share"|"relative"} scale  the colour scale (state.js SCALES)
+ * @property {"share"|"relative"|"push"} scale  the colour scale (state.js SCALES)
  * @property {(import("./runs.js").Truncation & {shown: number})|null} truncated
  * @property {number|null} step  the training step whose snapshot computed all of this (the
  *   timeline: features/timeline/timeline.js); null: the shipped model
@@ -33,10 +33,22 @@ import { AttentionTensor } from "./attention.js";
  *   null at the last token
  * @property {import("../readouts/compare.js").CompareResult|null} compare  the second sentence in compare
  *   mode; null otherwise
+ * @property {AttributionResult|null} [attribution]  what each part of the model pushed toward the top 5 at
+ *   the pinned token (features/attribution/; docs/embedding.md); null without the graph's attribution
+ * @property {{id: number, text: string|null, p: number}[][]|null} [lens]  the logit lens at the pinned token:
+ *   [layer] -> the top 5 after that layer; null without the graph's attribution
  * @property {import("../features/induction/induction.js").InductionResult} [induction]  the induction head's
  *   readout, only for a model whose meta.json records a circuit
  */
 
+
+/**
+ * `result.attribution`: direct logit attribution at `position` toward `tokens` (k of them),
+ * every array 0-based, layer-major like `attention`; `keys` splits the viewed head's push by key.
+ * @typedef {{position: number, tokens: {id: number, text: string|null}[], logits: number[],
+ *   heads: number[][][], embed: number[], attnBias: number[][], mlp: number[][], lnBias: number[],
+ *   keys: number[][]}} AttributionResult
+ */
 
 /** @type {WeakMap<object, import("./runs.js").Outputs>} result -> the outputs it was made from */
 const outputs = new WeakMap();

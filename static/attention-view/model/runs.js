@@ -21,6 +21,8 @@
  *   position, null where not computed: the graph computes logits only at the positions asked
  *   for (loader.js Model.run)
  * @property {Map<number, Float32Array>} [rows]  those logits, by position
+ * @property {Map<number, import("../readouts/attribution.js").AttributionRow>|null} [attribution]  what
+ *   each part of the model wrote toward those positions' predictions (null: a graph without it)
  * @property {Float32Array|null} [mask]  the head mask the run had (null: every head on)
  */
 /**
@@ -146,6 +148,7 @@ export async function ensureLogits(model, run, positions) {
     if (!missing.length) continue;
     const more = await model.run(run.ids, out.mask, missing);
     for (const [q, row] of more.rows) out.rows.set(q, row);
+    for (const [q, row] of more.attribution ?? []) out.attribution?.set(q, row);
     ran = true;
   }
   return ran;

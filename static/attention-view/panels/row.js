@@ -13,6 +13,8 @@ import { chipText, wordAndPiece } from "../model/token-labels.js";
 import { viewRow, rowSum, percent, wholePercent, viewName, ranked, spread } from "../readouts/readouts.js";
 import { wordsOf } from "../model/words.js";
 import { isHeadOff } from "../model/head-set.js";
+import { pushedRow } from "../readouts/attribution.js";
+import { pushColor, pushOnLight, pushGradient } from "../readouts/push-palette.js";
 
 /**
  * One or two sentences about a row, written from its numbers only, e.g.
@@ -54,6 +56,7 @@ export const row = {
     const scaleButtons = [
       ["share", "share of row", "The weight itself: 0% (none of the row) to 100% (all of it)"],
       ["relative", "\u00d7 even share", "The weight \u00f7 an even split of the row, 1/(q+1) for the (q+1)-th token, on a log scale"],
+      ["push", "push toward the prediction", "How much of the head's push toward the prediction came through each token (What pushed)"],
     ].map(([scale, text, title]) =>
       h("button.scale-button", { type: "button", "data-scale": scale, "aria-pressed": "false", text, title }));
     const scales = h("span.scales", { role: "group", "aria-label": "Colour by" },
@@ -80,6 +83,7 @@ export const row = {
       button.addEventListener("click", () => ctx.act({ type: "scale", scale: button.dataset.scale }));
     }
     const chips = new Chips(box);
+    let legendPush = false; // the legend shows the push scale
 
     return {
       paint(view) {
@@ -89,12 +93,23 @@ export const row = {
         const scale = view.state.scale;
         for (const b of scaleButtons) setAttr(b, "aria-pressed", String(b.dataset.scale === scale));
         const relative = scale === "relative";
-        setText(low, relative ? `\u2264 1/${RELATIVE_SPAN} \u00d7 even` : "0%");
-        setText(high, relative ? `\u2265 ${RELATIVE_SPAN} \u00d7 even` : "100%");
-        setAttr(legend, "title", relative
-          ? "Colour = weight \u00f7 the even share 1/(q+1) of the row, on a log scale; the middle is exactly even."
+        // "push": the head's write toward the prediction, split by key (readouts/attribution.js).
+        const push = pushedRow(view);
+        const pushButton = scaleButtons[2];
+        setText(pushButton, push ? `push toward ${push.name}` : "push toward the prediction");
+        setHidden(pushButton, !view.out.attribution);
+        const pushing = scale === "push" && push !== null;
+        if (legendPush !== pushing) {
+          legendPush = pushing;
+          bar.style.backgroundImage = pushing ? pushGradient() : gradient();
+        }
+        setText(low, pushing ? `\u2212${push.max.toFixed(2)} (down)` : relative ? `\u2264 1/${RELATIVE_SPAN} \u00d7 even` : "0%");
+        setText(high, pushing ? `+${push.max.toFixed(2)} (up)` : relative ? `\u2265 ${RELATIVE_SPAN} \u00d7 even` : "100%");
+        setAttr(legend, "title", pushing
+          ? `Colour = how much of ${push.head}'s push toward ${push.name} came through each token, in logit units; white: none.`
+          : relative ? "Colour = weight \u00f7 the even share 1/(q+1) of the row, on a log scale; the middle is exactly even."
           : "Colour = the weight itself, from 0% to 100% of the row.");
-        chips.paint(view, values);
+        chips.paint(view, values, pushing ? push : null);
         const { state, shown, pinned, names } = view;
         const who = `\u00ab${names[shown]}\u00bb`;
         const mode = state.preview !== null && shown !== pinned ? " (hover preview)" : "";
@@ -111,6 +126,9 @@ export const row = {
     };
   },
 };
+
+/** A push in logit units, signed: "+0.42", "\u22120.10". */
+const signedPush = (x) => `${x < 0 ? "\u2212" : "+"}${Math.abs(x).toFixed(2)}`;
 
 /** The pooled chips of the row. */
 class Chips {
@@ -177,19 +195,24 @@ class Chips {
     for (let w = words.list.length; w < wraps.length; w++) if (wraps[w].isConnected) wraps[w].remove();
   }
 
-  paint(view, values) {
+  /**
+   * `push`: the "push toward" colouring (readouts/attribution.js pushedRow), or null.
+   * @param {any} view  @param {ArrayLike<number>} values
+   * @param {ReturnType<typeof pushedRow>} [push]
+   */
+  paint(view, values, push = null) {
     const q = view.shown;
     const layerHead = view.state.view === "head";
     const scale = view.state.scale;
     for (let k = 0; k < view.labels.length; k++) {
       const chip = this.chips[k];
       const masked = k > q;
-      const t = masked ? 0 : level(scale, values[k], q);
+      const t = masked || push ? 0 : level(scale, values[k], q);
       // Above the even share: a ▲ (CSS) as well as the colour, so it does not rest on colour alone.
       const above = !masked && aboveEven(values[k], q);
       let cls = "chip" + chip.part;
       if (masked) cls += " masked";
-      else if (ink(t) !== "#fff") cls += " on-light";
+      else if (push ? pushOnLight(push.values[k], push.max) : ink(t) !== "#fff") cls += " on-light";
       if (above) cls += " above";
       if (k === view.pinned) cls += " pinned";
       if (k === q) cls += " query";
@@ -199,7 +222,7 @@ class Chips {
       }
       // Only the background is inline, and only written when it changes: it is not inherited,
       // so the chip's children keep their computed style (the text colour is a class).
-      const bg = masked ? "" : steppedColor(t);
+      const bg = masked ? "" : push ? pushColor(push.values[k], push.max) : steppedColor(t);
       if (chip.bg !== bg) {
         chip.bg = bg;
         chip.el.style.backgroundColor = bg;
@@ -207,14 +230,16 @@ class Chips {
       // Whole percents on the chips: at T = 128 most of them then stay the same from one
       // keystroke to the next, and an unchanged text costs no layout. The exact weights are
       // in the screen-reader table and under "Show the math".
-      setText(chip.pct, masked ? "\u00b7" : wholePercent(values[k]));
+      const pushed = push && !masked ? signedPush(push.values[k]) : "";
+      setText(chip.pct, masked ? "\u00b7" : push ? pushed : wholePercent(values[k]));
       setAttr(chip.el, "tabindex", k === view.pinned ? "0" : "-1");
       setAttr(chip.el, "aria-pressed", k === view.pinned ? "true" : "false");
       const name = view.names[k];
       const written = chip.part.includes(" generated") ? ", written by the model" : "";
       setAttr(chip.el, "aria-label", masked
         ? `${name}${written}: later token, masked`
-        : `${name}${written}: ${wholePercent(values[k])}${above ? ", above the even share" : ""}${layerHead ? "" : ` (${view.state.view})`}`);
+        : `${name}${written}: ${wholePercent(values[k])}${above ? ", above the even share" : ""}${layerHead ? "" : ` (${view.state.view})`}` +
+          (push ? `, push ${pushed}` : ""));
     }
   }
 }
