@@ -106,7 +106,7 @@ def test_a_recipe_file_that_cannot_work_is_refused_naming_what(tmp_path, text, n
 
 
 def test_a_name_that_is_no_recipe_is_one_error_line(corpus, tmp_path):
-    assert names() == sorted(names()) and {"plain", "shipped"} <= set(names())
+    assert {"plain", "shipped"} <= set(names())
     out = tmp_path / "new" / "m.pt"
     proc = train("--check", "--recipe", "--threads 1 --steps 2500", "--corpus", corpus, "--out", out)
     message = proc.stderr.strip()
