@@ -137,9 +137,12 @@ schema: $(NODE)
 	node site_builder/state_schema.mjs --typedef > $(STATE_TYPE).tmp && mv $(STATE_TYPE).tmp $(STATE_TYPE)
 	python3 tools/meta_schema_outputs.py
 
+# Then Lighthouse (pinned in bench/lighthouse.py, fetched by npx) on index.html and embed.html,
+# mobile and desktop, three runs each, as make serve serves them.
 bench: site $(CHROMIUM)
 	$(PY) -m bench.run
 	$(PY) -m bench.slow_link
+	$(PY) -m bench.lighthouse
 
 # docs/screenshot.png (shown at the top of the README) from a fresh build in headless Chromium.
 screenshot: $(call GROUP,test) $(NODE) $(CHROMIUM)
