@@ -13,8 +13,10 @@ Every template whose path has no part starting with `_` is rendered to the same 
 path under the output folder (partials such as `_base.html` are only included). `static/`
 is copied to OUT/static/, and the handful of runtime files the page needs from node_modules
 go to OUT/static/vendor/, beside the modules that import them (ORT finds its wasm relative
-to its own URL, so they must sit together). Last, OUT/sw.js is written: site_builder/sw.js behind a
-manifest of every built file with its sha256 and a version derived from all of them.
+to its own URL, so they must sit together). Then OUT/sw.js is written: site_builder/sw.js behind a
+manifest of every built file with its sha256 and a version derived from all of them. Last, the
+checked .br/.gz copies beside every file worth compressing (site_builder/precompress.py), which
+the manifest does not list: they are the same files in other encodings.
 """
 
 from __future__ import annotations
