@@ -72,7 +72,3 @@ self.onmessage = async ({ data: msg }) => {
     self.postMessage({ id: msg.id, error: { name: e?.name ?? "Error", message: e?.message ?? String(err), wasmStatus: status } });
   }
 };
-
-// The page waits for this before it counts on the worker: a page whose Content-Security-Policy
-// forbids workers never gets it, and runs the model itself (runtime.js).
-self.postMessage({ kind: "up" });

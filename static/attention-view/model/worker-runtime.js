@@ -2,7 +2,7 @@
 // The page's side of session-worker.js: one module worker per page holds onnxruntime and every
 // session, and answers each run with its outputs by name, their arrays transferred. A page
 // that cannot have the worker (its Content-Security-Policy forbids workers) learns it here, as
-// a WorkerUnavailable, before anything was counted on it.
+// a WorkerUnavailable: the worker's error event, before the runtime's start was answered.
 
 /** The worker could not start: the page runs the model itself (runtime.js). */
 export class WorkerUnavailable extends Error {}
@@ -31,31 +31,29 @@ export function startWorkerRuntime(workerURL, ortURL, wasm, wasmURL) {
   /** @type {Map<number, {resolve: (value: any) => void, reject: (err: Error) => void}>} */
   const pending = new Map();
   let next = 1;
-  const up = new Promise((resolve, reject) => {
-    worker.addEventListener("message", ({ data }) => {
-      if (data.kind === "up") return resolve(null);
-      const asked = pending.get(data.id);
-      if (!asked) return;
-      pending.delete(data.id);
-      if (!data.error) return asked.resolve(data.value);
-      const { name, message, wasmStatus } = data.error;
-      asked.reject(Object.assign(new Error(message), { name, wasmStatus }));
-    });
-    worker.addEventListener("error", (event) => {
-      event.preventDefault(); // said here, not as a page error
-      const err = new WorkerUnavailable("the model's worker did not start");
-      reject(err);
-      for (const asked of pending.values()) asked.reject(err);
-      pending.clear();
-    });
+  worker.addEventListener("message", ({ data }) => {
+    const asked = pending.get(data.id);
+    if (!asked) return;
+    pending.delete(data.id);
+    if (!data.error) return asked.resolve(data.value);
+    const { name, message, wasmStatus } = data.error;
+    asked.reject(Object.assign(new Error(message), { name, wasmStatus }));
   });
+  worker.addEventListener("error", (event) => {
+    event.preventDefault(); // said here, not as a page error
+    const err = new WorkerUnavailable("the model's worker did not start");
+    for (const asked of pending.values()) asked.reject(err);
+    pending.clear();
+  });
+  // Asked at once: the worker's messages wait until its module runs, and one round trip less
+  // lies before the runtime's download.
   /** @returns {Promise<any>} */
   const ask = (msg) => new Promise((resolve, reject) => {
     const id = next++;
     pending.set(id, { resolve, reject });
     worker.postMessage({ ...msg, id });
   });
-  return up.then(() => ask({ kind: "start", ort: ortURL, wasm, wasmURL })).then(() => ({
+  return ask({ kind: "start", ort: ortURL, wasm, wasmURL }).then(() => ({
     where: /** @type {"worker"} */ ("worker"),
     /** @param {Uint8Array} bytes  copied: the caller keeps its bytes */
     async createSession(bytes) {
