@@ -5,7 +5,7 @@ and a 4x slower CPU) and desktop (--preset=desktop), --runs times each, in Debia
 Prints a markdown table of the medians: the three category scores and five metrics, with the
 load average before and after. Figures, not pass/fail (docs/bench.md has the targets).
 
-    .venv/bin/python -m bench.lighthouse [--runs 3] [--pages index.html embed.html] [--site DIR]
+    .venv/bin/python -m bench.lighthouse [--runs 3] [--pages index.html embed.html] [--site DIR] [--no-compress]
 
 Lighthouse itself comes from npm at the version pinned here (npx keeps it in npm's cache).
 """
@@ -84,11 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--pages", nargs="+", default=["index.html", "embed.html"])
     parser.add_argument("--site", type=Path, help="a built site to serve (default: build one)")
+    parser.add_argument("--no-compress", action="store_true", help="serve every file as it is (make serve COMPRESS=0)")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     site = args.site or build_site(Path(tempfile.mkdtemp(prefix="lighthouse-site-")) / "site")
-    server = make_server(site, 0)
+    server = make_server(site, 0, compress=not args.no_compress)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}"
     load_before = os.getloadavg()
@@ -105,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         server.shutdown()
     load_after = os.getloadavg()
     print(table(results, args.runs))
-    print(f"Load average (1 min) {load_before[0]:.1f} before, {load_after[0]:.1f} after; {os.cpu_count()} cores.")
+    served = "uncompressed" if args.no_compress else "with the build's brotli/gzip copies"
+    print(f"Served {served}. Load average (1 min) {load_before[0]:.1f} before, {load_after[0]:.1f} after; "
+          f"{os.cpu_count()} cores.")
     return 0
 
 
