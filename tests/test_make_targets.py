@@ -1,5 +1,6 @@
 """What each Makefile target would do on a fresh clone (`make -n` in a copy without .venv or
-node_modules: nothing runs): `make serve` installs the `site` group and the runtime files only,
+node_modules: nothing runs): `make serve` installs the `site` group and the runtime files only
+(and sends the compressed copies unless COMPRESS=0), `make check-host` installs nothing,
 `make model` checks export's inputs before it trains, retrains go to models/NAME, and only
 `make ship` writes the shipped model."""
 
@@ -38,6 +39,18 @@ def test_serve_installs_the_site_group_and_the_runtime_files_only(clone):
 
 def test_serve_on_ones_own_model(clone):
     assert any("-m site_builder.build --out _site --model models/book" in line for line in dry_run(clone, "serve", "MODEL=models/book"))
+
+
+def test_serve_sends_the_compressed_copies_unless_compress_is_0(clone):
+    serve = [line for line in dry_run(clone, "serve") if "-m site_builder.serve" in line]
+    plain = [line for line in dry_run(clone, "serve", "COMPRESS=0") if "-m site_builder.serve" in line]
+    assert len(serve) == len(plain) == 1
+    assert "--no-compress" not in serve[0] and plain[0].endswith("--no-compress")
+
+
+def test_check_host_needs_nothing_installed(clone):
+    lines = dry_run(clone, "check-host", "URL=https://example.org/course/")
+    assert lines == ['python3 -m site_builder.check_host "https://example.org/course/"']
 
 
 def test_test_installs_everything(clone):
