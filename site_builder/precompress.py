@@ -79,10 +79,13 @@ def _cached(digest: str, coding: str, data: bytes, cache: Path | None) -> bytes:
             pass  # a damaged entry is encoded again below and replaced
     blob = encode(data, coding)
     if entry:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=entry.parent, delete=False, suffix=".tmp") as tmp:
-            tmp.write(blob)
-        os.replace(tmp.name, entry)  # atomic: builds running at once never read half an entry
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=entry.parent, delete=False, suffix=".tmp") as tmp:
+                tmp.write(blob)
+            os.replace(tmp.name, entry)  # atomic: builds running at once never read half an entry
+        except OSError:
+            pass  # a cache that cannot be written (a read-only home) only costs time
     return blob
 
 
@@ -106,9 +109,12 @@ def _write_checked(target: Path, blob: bytes, coding: str, original: bytes) -> N
 
 def _prune(cache: Path) -> None:
     cutoff = time.time() - CACHE_DAYS * 86400
-    for entry in cache.glob("*") if cache.is_dir() else []:
-        if entry.stat().st_mtime < cutoff:
-            entry.unlink(missing_ok=True)
+    try:
+        for entry in cache.glob("*") if cache.is_dir() else []:
+            if entry.stat().st_mtime < cutoff:
+                entry.unlink(missing_ok=True)
+    except OSError:
+        pass  # another build removed it first, or the cache is not ours to clean
 
 
 def compress_folder(out: Path, cache: Path | None = CACHE) -> dict[str, dict[str, int]]:
