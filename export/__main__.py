@@ -23,14 +23,15 @@ from attention_live.meta_schema import MetaInvalid, check_meta
 from export import default_view
 from export.checks import check_out_folder, check_view_flags, parse_head_order, training_shape, view_number
 from export.circuit import circuit_example, measure_circuit
+from export.example_source import EXAMPLES_FROM, measure_model
 from export.golden import golden_outputs
-from export.heads import EXAMPLES_FROM, HELDOUT_SOURCE, PROBE_TEXT, measure_model, ort_run
+from export.heads import HELDOUT_SOURCE, PROBE_TEXT, ort_run
 from export.parity import ParityError, check_parity, session_for
 from export.replace_folder import Interrupts, replacing_folder, run_replacing
 from export.story import load_sentences
 from export.timeline import FOLDER as TIMELINE
-from export.timeline import MANIFEST, timeline_files
-from export.to_onnx import OPSET, export_onnx_bytes
+from export.timeline import MANIFEST, state_arrays, timeline_files
+from export.to_onnx import OPSET, export_onnx_bytes, measuring_graph
 from train.checkpoint import load_checkpoint, model_from_checkpoint
 from train.data import read_corpus
 from train.files import CommandLine, UserError, atomic_write_bytes, sha256_bytes
@@ -69,7 +70,7 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
                     description: str, heldout_text: str, head_order: str = "", examples_from: str = "held-out") -> dict[str, bytes]:
     """The four files, from the checkpoint and its model (`model_from_checkpoint`). `text`, `layer`
     and `head` pin the default view where given (None: chosen from what the model does);
-    `examples_from` is where the heads' example sentences are searched (heads.EXAMPLES_FROM)."""
+    `examples_from` is where the heads' example sentences are searched (example_source.EXAMPLES_FROM)."""
     cfg = model.cfg
     if (layer or 1) > cfg.n_layer or (head or 1) > cfg.n_head:
         raise UserError(f"default view layer {layer}, head {head} is outside {cfg.n_layer} layers x {cfg.n_head} heads.")
@@ -88,13 +89,14 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
     tokenizer = load_tokenizer_json(ckpt["tokenizer_json"])
     if text is not None and not 1 <= len(tokenizer.encode(text).ids) <= cfg.n_ctx:
         raise UserError(f"--text is {len(tokenizer.encode(text).ids)} tokens; the model reads 1 to {cfg.n_ctx}.")
-    session = session_for(onnx_bytes)
+    session = session_for(measuring_graph(onnx_bytes))
     run = ort_run(session)
     counts = ckpt.get("token_counts") or []
     if len(counts) != cfg.vocab_size:
         raise UserError(f"{ckpt_path} records no token counts (trained by an older version). Retrain it.")
     try:
-        measured = measure_model(run, tokenizer, counts, heldout_text, cfg.n_layer, cfg.n_head, cfg.n_ctx, examples_from)
+        measured = measure_model(run, tokenizer, counts, heldout_text, cfg.n_layer, cfg.n_head, cfg.n_ctx, examples_from,
+                                 weights=state_arrays(model))
     except ValueError as exc:  # e.g. a held-out part too short to measure
         raise UserError(f"cannot measure the heads: {exc}.")
     source = measured["definitions"]["example_source"]

@@ -45,6 +45,7 @@ MIN_RATIO_TO_EVEN = 5.0
 HELDOUT = "held-out windows"
 REPEATED = "repeated random sequences"
 ABLATION = "held-out windows, the head switched off"
+WEIGHTS = "the weights"
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,8 @@ class Score:
     definition: str  # the full definition; {n_repeat}, {first_from}, {entropy_from} are filled in
     measured_on: str  # HELDOUT, REPEATED or ABLATION
     # HELDOUT: fn(pattern); REPEATED: fn(pattern, n_repeat); ABLATION: measured by heads.py
-    # through the model's head_mask (no pattern can say what a head's output is worth).
+    # through the model's head_mask (no pattern can say what a head's output is worth);
+    # WEIGHTS: fn(embedding, w_v, w_o, gamma), one head's matrices (weight_scores).
     fn: Callable | None
     role: Role | None = None
 
@@ -178,6 +180,24 @@ def uniform_causal(T: int) -> np.ndarray:
 SCORES.append(Score("ablation_nats", "ablation (nats)", "loss added when the head is switched off",
                     "held-out loss (nats/token, over the windows) with this head's output zeroed before the "
                     "output projection, minus the loss without", ABLATION, None))
+
+
+def copying(embedding: np.ndarray, w_v: np.ndarray, w_o: np.ndarray, gamma: np.ndarray) -> float:
+    """Σ Re λ / Σ |λ| over the eigenvalues of one head's OV circuit M = E·W_vᵀ·W_oᵀ·(γ⊙E)ᵀ [V, V]
+    (w_v [d_head, C]: its value rows; w_o [C, d_head]: its output columns). M = A·B has the nonzero
+    eigenvalues of B·A [d_head, d_head]."""
+    E = np.asarray(embedding, np.float64)
+    eig = np.linalg.eigvals(np.asarray(w_o, np.float64).T @ (np.asarray(gamma, np.float64)[:, None] * E.T)
+                            @ E @ np.asarray(w_v, np.float64).T)
+    total = float(np.abs(eig).sum())
+    return float(eig.real.sum()) / total if total > 0 else 0.0
+
+
+SCORES.append(Score("copying", "copying", "whether what the head reads raises the same token's logit",
+                    "the full OV circuit E·W_V·W_O·(γ⊙E)ᵀ of the weights (E the tied token table, γ the final "
+                    "LayerNorm's scale, the other LayerNorms ignored; Elhage et al. 2021): the sum of its "
+                    "eigenvalues' real parts over the sum of their absolute values (1: copies, −1: suppresses)",
+                    WEIGHTS, copying))
 SCORE_NAMES = tuple(s.name for s in SCORES)
 BY_NAME = {s.name: s for s in SCORES}
 # (label, score name, threshold) per group, groups in the order they are checked.
@@ -191,6 +211,25 @@ def pattern_scores(measured_on: str, pattern: np.ndarray, n_repeat: int) -> dict
     """Every registered score measured on this kind of data, on `pattern`."""
     return {s.name: s.fn(pattern) if measured_on == HELDOUT else s.fn(pattern, n_repeat)
             for s in SCORES if s.measured_on == measured_on}
+
+
+def weight_scores(weights: dict, n_layer: int, n_head: int) -> dict[str, np.ndarray]:
+    """Every WEIGHTS score of every head [n_layer, n_head], from a state dict of numpy arrays."""
+    E, gamma = weights["tok_emb.weight"], weights["ln_final.weight"]
+    C = E.shape[1]
+    Dh = C // n_head
+    out = {}
+    for s in SCORES:
+        if s.measured_on != WEIGHTS:
+            continue
+        table = np.zeros((n_layer, n_head))
+        for layer in range(n_layer):
+            qkv, proj = weights[f"blocks.{layer}.attn.qkv.weight"], weights[f"blocks.{layer}.attn.proj.weight"]
+            for head in range(n_head):
+                cols = slice(head * Dh, (head + 1) * Dh)
+                table[layer, head] = s.fn(E, qkv[2 * C + head * Dh: 2 * C + (head + 1) * Dh], proj[:, cols], gamma)
+        out[s.name] = table
+    return out
 
 
 def even_attention_scores(n_ctx: int = 128, n_repeat: int = 63) -> dict[str, float]:

@@ -132,7 +132,7 @@ def _one_line(text: str) -> str:
     return re.sub(r"[ \t]*\n\s*", " ", text).strip()
 
 
-def _example_texts(heldout_ids: np.ndarray, decode, encode, n_ctx: int) -> list[tuple[str, list[int]]]:
+def example_texts(heldout_ids: np.ndarray, decode, encode, n_ctx: int) -> list[tuple[str, list[int]]]:
     """Candidate (text, ids) spans of held-out text, starting at a word, one line, each text's ids
     round-tripping exactly (encode(decode(ids)) == ids), so the page re-tokenizes to the same ids."""
     ids = [int(i) for i in heldout_ids]
@@ -173,7 +173,7 @@ def find_examples(run: Run, heldout_ids, roles: list[list[str]], decode, encode,
 
     That key must be neither the query itself nor key 0 (a resting place, not a choice) unless the
     head's role is exactly that ("self", "first token")."""
-    spans = _example_texts(np.asarray(heldout_ids), decode, encode, n_ctx)
+    spans = example_texts(np.asarray(heldout_ids), decode, encode, n_ctx)
     n_layer, n_head = len(roles), len(roles[0])
     best = [[(-1.0, None) for _ in range(n_head)] for _ in range(n_layer)]
     for _text, ids in spans:
@@ -239,10 +239,11 @@ def definitions(window: int, n_windows: int, n_repeat: int, seed: int, example_s
 
 def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: int, n_ctx: int = 128,
                   seed: int = 0, decode=None, encode=None, ablation: bool = True, example_ids=None,
-                  example_source: str = HELDOUT_SOURCE) -> dict:
+                  example_source: str = HELDOUT_SOURCE, weights: dict | None = None) -> dict:
     """Every head's scores, role and example; in_context_gain; the definitions. Figures rounded to 4
     decimals. `example` is None without decode/encode; `ablation_nats` is None with ablation=False
-    (for a graph without head_mask). Examples are searched in `example_ids` when given (named by
+    (for a graph without head_mask), the weights' scores (`copying`) without `weights` (the model's
+    state dict as numpy arrays). Examples are searched in `example_ids` when given (named by
     `example_source`), else in the held-out ids."""
     windows = heldout_windows(heldout_ids, n_ctx)
     n_repeat = n_repeat_for(n_ctx)
@@ -256,6 +257,7 @@ def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: in
     natural.update(hs.pattern_scores(hs.REPEATED, r_att, n_repeat))
     del r_logits, r_att
     ablated = _ablation(run, windows, n_layer, n_head, base_loss) if ablation else None
+    from_weights = {} if weights is None else hs.weight_scores(weights, n_layer, n_head)
 
     heads, roles = [], [[None] * n_head for _ in range(n_layer)]
     for layer in range(n_layer):
@@ -265,6 +267,9 @@ def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: in
             for s in hs.SCORES:
                 if s.measured_on == hs.ABLATION:
                     scores[s.name] = None if ablated is None else round(float(ablated[layer, head]), DIGITS)
+                if s.measured_on == hs.WEIGHTS:
+                    found = from_weights.get(s.name)
+                    scores[s.name] = None if found is None else round(float(found[layer, head]), DIGITS)
             scores = {name: scores[name] for name in SCORE_NAMES}
             roles[layer][head] = hs.role(scores)
             heads.append({"layer": layer + 1, "head": head + 1, "scores": scores, "role": roles[layer][head], "example": None})
@@ -279,38 +284,3 @@ def measure_heads(run: Run, heldout_ids, candidate_ids, n_layer: int, n_head: in
         "heldout_loss_nats": round(base_loss, DIGITS),
         "definitions": definitions(windows.shape[1], len(windows), n_repeat, seed, example_source),
     }
-
-
-# export --examples-from: where the heads' example sentences (and a fallback opening view) are
-# searched. "sample" keeps every sentence of a text that must not be published out of the model's
-# files: the project's own training books are never committed, so the shipped model uses it.
-EXAMPLES_FROM = ("held-out", "sample")
-
-
-def example_source(tokenizer, heldout_text: str, n_ctx: int, examples_from: str = "held-out") -> tuple[str, list[int]]:
-    """(source name, ids) of the text the examples are searched in: the held-out text, the
-    model's own, unless it has no span long enough to be an example or `examples_from` is
-    "sample"; then the sample text."""
-    decode, encode = (lambda ids: tokenizer.decode(ids)), (lambda text: tokenizer.encode(text).ids)
-    if examples_from == "held-out":
-        ids = encode(heldout_text)
-        if _example_texts(np.asarray(ids), decode, encode, n_ctx):
-            return HELDOUT_SOURCE, ids
-    return SAMPLE_SOURCE, encode(PROBE_TEXT.read_text(encoding="utf-8"))
-
-
-def examples_from_meta(meta: dict) -> str:
-    """The --examples-from value a model folder was exported with (its meta.json records the source)."""
-    source = (meta.get("head_definitions") or {}).get("example_source")
-    return "sample" if source == SAMPLE_SOURCE else "held-out"
-
-
-def measure_model(run: Run, tokenizer, token_counts, heldout_text: str, n_layer: int, n_head: int,
-                  n_ctx: int, examples_from: str = "held-out") -> dict:
-    """`measure_heads` as export runs it (and the tests re-run it): held-out scores, repeated
-    sequences from the tokens seen >= 3 times in training, examples from `example_source`."""
-    source, example_ids = example_source(tokenizer, heldout_text, n_ctx, examples_from)
-    return measure_heads(
-        run, tokenizer.encode(heldout_text).ids, seen_tokens(token_counts), n_layer, n_head, n_ctx,
-        decode=lambda ids: tokenizer.decode(ids), encode=lambda text: tokenizer.encode(text).ids,
-        example_ids=example_ids, example_source=source)

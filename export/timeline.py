@@ -21,7 +21,7 @@ from attention_live.feeds import graph_feeds
 from export import head_scores as hs
 from export.heads import measure_heads, ort_run, seen_tokens
 from export.parity import ParityError, check_parity, session_for
-from export.to_onnx import export_onnx_bytes
+from export.to_onnx import export_onnx_bytes, measuring_graph
 from train.files import UserError, sha256_bytes
 from train.model import permute_heads
 from train.snapshots import snapshot_model
@@ -70,6 +70,11 @@ def snapshot_graph(template, snapshot: dict, orders: dict[int, list[int]]) -> tu
     return graph, model
 
 
+def state_arrays(model) -> dict[str, np.ndarray]:
+    """A model's weights as numpy arrays by state-dict name (the heads' weight scores read them)."""
+    return {name: value.detach().cpu().numpy() for name, value in model.state_dict().items()}
+
+
 def view_weight(session, tokenizer, default: dict) -> dict:
     """The default view's row at this step: its largest weight and which key holds it."""
     ids = tokenizer.encode(default["text"]).ids
@@ -78,11 +83,11 @@ def view_weight(session, tokenizer, default: dict) -> dict:
     return {"top_weight": round(float(row.max()), DIGITS), "top_key": int(row.argmax())}
 
 
-def point(session, tokenizer, counts, heldout_text: str, cfg, default: dict) -> dict:
+def point(session, tokenizer, counts, heldout_text: str, cfg, default: dict, weights: dict | None = None) -> dict:
     """What every head does at one step, by the shipped heads' definitions (no examples: those
-    are searched for the shipped model only)."""
+    are searched for the shipped model only); `weights`: that step's (state_arrays)."""
     measured = measure_heads(ort_run(session), tokenizer.encode(heldout_text).ids, seen_tokens(counts),
-                             cfg.n_layer, cfg.n_head, cfg.n_ctx)
+                             cfg.n_layer, cfg.n_head, cfg.n_ctx, weights=weights)
     return {
         "heads": [{k: h[k] for k in ("layer", "head", "role", "scores")} for h in measured["heads"]],
         "in_context_gain": measured["in_context_gain"],
@@ -124,10 +129,10 @@ def timeline_files(ckpt: dict, template, tokenizer, heldout_text: str, default: 
     files, points = {}, []
     cfg = template.cfg
     for snap in progress(snaps):
-        graph, _ = snapshot_graph(template, snap, orders)
+        graph, model = snapshot_graph(template, snap, orders)
         name = f"{FOLDER}/step-{snap['step']:05d}.onnx"
         files[name] = graph
-        measured = point(session_for(graph), tokenizer, ckpt["token_counts"], heldout_text, cfg, default)
+        measured = point(session_for(measuring_graph(graph)), tokenizer, ckpt["token_counts"], heldout_text, cfg, default, state_arrays(model))
         points.append({"step": snap["step"], "file": name.removeprefix(FOLDER + "/"), "bytes": len(graph),
                        "sha256": sha256_bytes(graph), "heldout_bpc": snap["heldout_bpc"], **measured})
     points.append({"step": best, "file": None, "shipped": True, **shipped})

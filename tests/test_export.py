@@ -13,8 +13,8 @@ import torch
 
 from attention_live.feeds import expected_axes, graph_feeds
 from conftest import MODEL_DIR, ROOT
+from export.example_source import examples_from_meta
 from export.golden import golden_outputs
-from export.heads import examples_from_meta
 from export.parity import LENGTHS, ParityError, check_parity, session_for
 from helpers import assert_json_close
 from train.checkpoint import load_checkpoint, model_from_checkpoint

@@ -27,6 +27,8 @@ KNOWN_ANSWERS = {
     # Not a pattern score: measured through the model's head_mask (tests/test_heads.py
     # test_ablation_on_a_pytorch_run computes it by hand on a real PyTorch model).
     "ablation_nats": (hs.ABLATION, None, None),
+    # A weight score: a hand-built OV circuit (E = I, W_V·W_O = I, γ = 1) copies every token.
+    "copying": (hs.WEIGHTS, (np.eye(4), np.eye(4), np.eye(4), np.ones(4)), 1.0),
 }
 
 
@@ -38,8 +40,41 @@ def test_every_score_has_a_known_answer():
         if kind == hs.ABLATION:
             assert score.fn is None
             continue
+        if kind == hs.WEIGHTS:
+            assert score.fn(*pattern) == pytest.approx(answer, abs=1e-12), score.name
+            continue
         got = hs.pattern_scores(kind, pattern, N)[score.name]
         assert float(got) == pytest.approx(answer, abs=1e-12), score.name
+
+
+def test_copying_score_on_hand_built_ov_circuits():
+    """Identity → 1, minus identity → −1; a circuit that copies two directions, suppresses one with
+    half the weight and ignores one: (1 + 1 − 0.5) / 2.5; a rotation (eigenvalues ±i) → 0; and
+    γ and the embedding enter as the full circuit E·W_V·W_O·(γ⊙E)ᵀ says."""
+    eye = np.eye(4)
+    assert hs.copying(eye, eye, eye, np.ones(4)) == pytest.approx(1.0, abs=1e-12)
+    assert hs.copying(eye, eye, -eye, np.ones(4)) == pytest.approx(-1.0, abs=1e-12)
+    assert hs.copying(eye, eye, np.diag([1.0, 1.0, -0.5, 0.0]), np.ones(4)) == pytest.approx(0.6, abs=1e-12)
+    rotation = np.array([[0.0, -1.0], [1.0, 0.0]])
+    assert hs.copying(np.eye(2), np.eye(2), rotation, np.ones(2)) == pytest.approx(0.0, abs=1e-12)
+    # A negative γ on one channel turns that channel's copying into suppression.
+    assert hs.copying(eye, eye, eye, np.array([1.0, 1.0, 1.0, -1.0])) == pytest.approx(0.5, abs=1e-12)
+    # A tall embedding (6 tokens in 4 channels): E·Eᵀ is positive semidefinite, so W_V·W_O = I still copies.
+    E = np.random.default_rng(0).standard_normal((6, 4))
+    assert hs.copying(E, eye, eye, np.ones(4)) == pytest.approx(1.0, abs=1e-9)
+    assert hs.copying(E, eye, -eye, np.ones(4)) == pytest.approx(-1.0, abs=1e-9)
+
+
+def test_weight_scores_read_each_heads_own_rows_and_columns():
+    """One layer of 2 heads in 4 channels: head 1 reads channels 0-1 and writes them back, head 2
+    reads channels 2-3 and writes them back negated."""
+    C, eye = 4, np.eye(4)
+    qkv = np.zeros((3 * C, C))
+    qkv[2 * C:] = eye  # value rows: head 1's are rows 0-1 of v, head 2's rows 2-3
+    proj = np.diag([1.0, 1.0, -1.0, -1.0])  # head 1's output columns 0-1, head 2's 2-3
+    weights = {"tok_emb.weight": eye, "ln_final.weight": np.ones(C),
+               "blocks.0.attn.qkv.weight": qkv, "blocks.0.attn.proj.weight": proj}
+    np.testing.assert_allclose(hs.weight_scores(weights, 1, 2)["copying"], [[1.0, -1.0]], atol=1e-12)
 
 
 def test_roles_come_from_the_registry():

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
+from export import example_source, heads
 from export import head_scores as hs
-from export import heads
 from helpers import MODEL_DIR, ROOT
 from train.model import ModelConfig, TinyTransformer
 
@@ -249,10 +249,11 @@ def committed():
         held = read_corpus(CORPUS).heldout_text
     else:  # a fresh clone without ../shared: any prose exercises the same code
         held = FALLBACK_TEXT * 4
-    # Exactly what export runs (export/heads.py `measure_model`), on the committed files.
-    out = heads.measure_model(heads.ort_run(session), tok, ckpt["token_counts"], held,
+    # Exactly what export runs (export/example_source.py `measure_model`), on the committed files.
+    out = example_source.measure_model(heads.ort_run(session), tok, ckpt["token_counts"], held,
                               meta["config"]["n_layer"], meta["config"]["n_head"], meta["config"]["n_ctx"],
-                              heads.examples_from_meta(meta))
+                              example_source.examples_from_meta(meta),
+                              weights={name: value.numpy() for name, value in ckpt["model"].items()})
     return {"out": out, "tok": tok, "session": session, "meta": meta}
 
 
