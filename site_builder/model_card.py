@@ -167,11 +167,24 @@ def heads(meta: dict) -> list[dict]:
         decider = role_score.get(h.get("role"))
         rows.append({
             "layer": h["layer"], "head": h["head"], "role": h.get("role") or "none",
+            "hint": copying_hint((h.get("scores") or {}).get("copying")),
             "scores": [{"key": k, "text": score_text(k, h["scores"][k]) if k in h.get("scores", {}) else "–",
                         "decides": k == decider} for k, _, _ in columns],
             "example": link,
         })
     return rows
+
+
+# A copying score this far from 0 says what the head writes, whatever its attention does: most of
+# its OV circuit's eigenvalues have one sign (export/head_scores.py `copying`).
+DECISIVE_COPYING = 0.5
+
+
+def copying_hint(score: float | None) -> str | None:
+    """"copies" or "suppresses" beside a head's role where its copying score is decisive."""
+    if score is None or abs(score) < DECISIVE_COPYING:
+        return None
+    return "copies" if score > 0 else "suppresses"
 
 
 def score_text(key: str, value: float) -> str:
@@ -255,6 +268,7 @@ def card(meta: dict) -> dict:
         "head_order": {k: v for k, v in (meta.get("head_order") or {}).items() if v},
         "in_context_gain": f"{m['in_context_gain']:.3f}" if "in_context_gain" in m else None,
         "score_columns": [{"key": k, "name": name, "hint": hint} for k, name, hint in score_columns(meta)],
+        "has_copying": any(k == "copying" for k, _, _ in score_columns(meta)), "decisive_copying": f"{DECISIVE_COPYING:g}",
     }
     missing = []
     if not c["positions"]["scheme"]:

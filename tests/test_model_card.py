@@ -318,10 +318,19 @@ def test_head_rows_match_meta(card):
         assert rows == [] and doc.find(data_missing="heads") is not None
         return
     assert [r.attrs["data-head"] for r in rows] == [f"{h['layer']}-{h['head']}" for h in heads]
+    # The columns meta.json's registry copy names (a model exported before a score existed lacks it).
+    keys = [r["name"] for r in (meta.get("head_definitions") or {}).get("scores") or []] or SCORE_KEYS
     for row, h in zip(rows, heads):
         assert squash(row.find(data_figure="role").text()) == h["role"]
-        for key in SCORE_KEYS:
+        for key in keys:
             assert squash(row.find(data_score=key).text()) == f"{h['scores'][key]:.3f}", (h["layer"], h["head"], key)
+        # The copying score as a role hint where it is decisive (>= 0.5 from 0), and only there.
+        copying = h["scores"].get("copying")
+        hint = row.find(data_figure="copying-hint")
+        if copying is None or abs(copying) < 0.5:
+            assert hint is None, (h["layer"], h["head"])
+        else:
+            assert squash(hint.text()) == ("· copies" if copying > 0 else "· suppresses"), (h["layer"], h["head"])
 
 
 def test_the_induction_circuit_matches_meta(card):
