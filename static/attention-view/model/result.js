@@ -35,6 +35,7 @@ import { AttentionTensor } from "./attention.js";
  *   mode; null otherwise
  * @property {AttributionResult|null} [attribution]  what each part of the model pushed toward the top 5 at
  *   the pinned token (features/attribution/; docs/embedding.md); null without the graph's attribution
+ * @property {string} [target]  the prediction "What pushed" shows (state key `target`: "1"-"5", "next")
  * @property {{id: number, text: string|null, p: number}[][]|null} [lens]  the logit lens at the pinned token:
  *   [layer] -> the top 5 after that layer; null without the graph's attribution
  * @property {import("../features/induction/induction.js").InductionResult} [induction]  the induction head's

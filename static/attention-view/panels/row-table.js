@@ -9,6 +9,7 @@ import { viewRow, percent, viewName } from "../readouts/readouts.js";
 import { headRoles } from "../readouts/head-roles.js";
 import { trailing } from "../core/trailing.js";
 import { wordAndPiece } from "../model/token-labels.js";
+import { pushedRow } from "../readouts/attribution.js";
 
 const TRAIL_MS = 150;
 
@@ -19,13 +20,15 @@ export const rowTable = {
   mount(slots) {
     const caption = h("caption");
     const body = h("tbody");
+    // The "push toward" colouring's numbers, while the row shows it (readouts/attribution.js).
+    const pushHead = h("th", { scope: "col", hidden: true });
     const table = h("table", {}, caption,
-      h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Token" }), h("th", { scope: "col", text: "Attention" }))),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Token" }), h("th", { scope: "col", text: "Attention" }), pushHead)),
       body);
     // Wrapped: a table grows to fit its cells, so only a box around it can be clipped to 1px.
     slots.put("end", h("div.sr-only", {}, table));
     slots.declare("row-table-foot", table);
-    /** @type {{tr: HTMLElement, name: HTMLElement, value: HTMLElement}[]} */
+    /** @type {{tr: HTMLElement, name: HTMLElement, value: HTMLElement, push: HTMLElement}[]} */
     const rows = [];
 
     const fill = (view) => {
@@ -34,15 +37,21 @@ export const rowTable = {
       while (rows.length < count) {
         const name = h("th", { scope: "row" });
         const value = h("td");
-        const tr = h("tr", {}, name, value);
+        const push = h("td", { hidden: true });
+        const tr = h("tr", {}, name, value, push);
         body.append(tr);
-        rows.push({ tr, name, value });
+        rows.push({ tr, name, value, push });
       }
+      const pushed = values && view.state.scale === "push" ? pushedRow(view) : null;
+      setHidden(pushHead, !pushed);
+      if (pushed) setText(pushHead, `Push toward ${pushed.name} (${pushed.head}, logit units)`);
       rows.forEach((r, k) => {
         setHidden(r.tr, k >= count);
         if (k >= count) return;
         setText(r.name, view.names[k]);
         setText(r.value, percent(values[k]));
+        setHidden(r.push, !pushed);
+        if (pushed) setText(r.push, pushed.values[k].toFixed(3));
       });
       const { state } = view;
       const role = state.view === "head" && headRoles(view.meta).get(`${state.layer}:${state.head}`);

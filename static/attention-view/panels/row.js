@@ -13,7 +13,7 @@ import { chipText, wordAndPiece } from "../model/token-labels.js";
 import { viewRow, rowSum, percent, wholePercent, viewName, ranked, spread } from "../readouts/readouts.js";
 import { wordsOf } from "../model/words.js";
 import { isHeadOff } from "../model/head-set.js";
-import { pushedRow } from "../readouts/attribution.js";
+import { pushedRow, describePush } from "../readouts/attribution.js";
 import { pushColor, pushOnLight, pushGradient } from "../readouts/push-palette.js";
 
 /**
@@ -118,9 +118,13 @@ export const row = {
         setText(title, `${viewName(state)}${off}: attention from ${wordAndPiece(view.labels, names, shown)}${mode}`);
         setText(sum, `Row sum ${percent(rowSum(values, shown + 1))} over ${shown + 1} token${shown ? "s" : ""}; ` +
           `${later} later token${later === 1 ? "" : "s"} masked.`);
-        setText(explain, describeRow(values, shown, names, state));
-        setText(help, `Each chip is a token, coloured by the share of ${who}\u2019s attention it gets (\u25b2: above an ` +
-          "even split); hatched ones come later, out of its sight. Click or tap a chip to pin it.");
+        setText(explain, describeRow(values, shown, names, state) + (pushing ? " " + describePush(push, names, state.view === "head" ? values : undefined) : ""));
+        setText(help, pushing
+          ? `Each chip is a token, coloured by how much of ${push.head}\u2019s push toward ${push.name} came through it ` +
+            "(orange: up, blue: down, in logit units; \u25b2: above an even split of the attention); hatched ones come later. " +
+            "Click or tap a chip to pin it."
+          : `Each chip is a token, coloured by the share of ${who}\u2019s attention it gets (\u25b2: above an ` +
+            "even split); hatched ones come later, out of its sight. Click or tap a chip to pin it.");
         if (view.focusChip && pinned >= 0) chips.focus(pinned);
       },
     };
@@ -128,7 +132,7 @@ export const row = {
 };
 
 /** A push in logit units, signed: "+0.42", "\u22120.10". */
-const signedPush = (x) => `${x < 0 ? "\u2212" : "+"}${Math.abs(x).toFixed(2)}`;
+const signedPush = (x) => (Math.abs(x) < 0.005 ? "0.00" : `${x < 0 ? "\u2212" : "+"}${Math.abs(x).toFixed(2)}`);
 
 /** The pooled chips of the row. */
 class Chips {

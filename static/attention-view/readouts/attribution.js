@@ -198,3 +198,25 @@ export function pushedRow(view) {
   const text = pieceLabel(piece);
   return { values, max, name: `\u00ab${text.trim() || text}\u00bb`, head: `layer ${layer} head ${head}` };
 }
+
+/**
+ * One sentence on a "push toward" row (pushedRow): the key the head's push came through most,
+ * and, when the key it looks at most is another one, what that key gave. `names`: the tokens'.
+ * @param {NonNullable<ReturnType<typeof pushedRow>>} push
+ * @param {string[]} names
+ * @param {ArrayLike<number>} [weights]  the row's attention, for the key looked at most
+ */
+export function describePush(push, names, weights = undefined) {
+  const { values } = push;
+  let most = 0;
+  for (let k = 1; k < values.length; k++) if (values[k] > values[most]) most = k;
+  const signed = (x) => `${x < 0 ? "\u2212" : "+"}${Math.abs(x).toFixed(2)}`;
+  const total = Array.from(values).reduce((a, b) => a + b, 0);
+  let text = `Its push toward ${push.name} is ${signed(total)} in all, the most through \u00ab${names[most]}\u00bb (${signed(values[most])})`;
+  if (weights) {
+    let look = 0;
+    for (let k = 1; k < values.length; k++) if (weights[k] > weights[look]) look = k;
+    if (look !== most) text += `; the token it looks at most, \u00ab${names[look]}\u00bb, gives ${signed(values[look])}`;
+  }
+  return text + ".";
+}

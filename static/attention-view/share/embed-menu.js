@@ -28,7 +28,7 @@ const wellFormed = (value) => (typeof value === "string" ? value.replace(LONE_SU
 
 /**
  * The state a snippet reproduces, in the order of `keys` (the element's state keys), with every key that has a value
- * (ablate, compare, the training step and the settings of Continue only when set, so that
+ * (ablate, compare, the training step, the picked prediction and the settings of Continue only when set, so that
  * snippets of views without them stay as they were): the pinned token as a word when a word names it;
  * `settings` are the state keys the result does not hold: the generation attributes
  * (temperature, topk, seed) and `compact` (null = not set).
@@ -40,6 +40,8 @@ export function embedState(result, keys, settings = {}) {
     text: result.text, layer: result.layer, head: result.head, token: word ?? result.token, view: result.view,
     scale: result.scale ?? "share", ablate: formatAblate(result.ablated ?? []), compare: result.compare?.text ?? null,
     step: result.step ?? null,
+    // The prediction "What pushed" shows, only when another than the top one (features/attribution/).
+    target: result.target && result.target !== "1" ? result.target : null,
   };
   return Object.fromEntries(keys.filter((k) => values[k] != null).map((k) => [k, wellFormed(values[k])]));
 }
@@ -96,7 +98,7 @@ function addEmbedMenu(slots, view, schema) {
   // A disclosure button, not <details>: the view's one <details> is "Show the math".
   const toggle = h("button.embed-toggle", { type: "button", "aria-expanded": "false", text: "Copy embed code" });
   const panel = h("div.embed-panel", { hidden: true },
-    h("p.embed-intro", { text: "Exactly this view (text, layer, head, token, view, colour scale, heads off, second sentence, the settings of Continue), with the files served from this site." }),
+    h("p.embed-intro", { text: "Exactly this view (text, layer, head, token, view, colour scale, heads off, second sentence, the prediction \u201cWhat pushed\u201d shows, the settings of Continue), with the files served from this site." }),
     compactField, ...items, note);
   const menu = h("div.embed-menu", {}, toggle, panel);
   panel.id = "embed-panel";

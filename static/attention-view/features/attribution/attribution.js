@@ -14,7 +14,7 @@ import { percent } from "../../readouts/readouts.js";
 import { ATTRIBUTION_KEYS, ATTRIBUTION_ACTIONS } from "./state.js";
 
 /** A logit's signed value: "+1.23", "−0.40" (a real minus sign). */
-export const signed = (x) => `${x < 0 ? "\u2212" : "+"}${Math.abs(x).toFixed(2)}`;
+export const signed = (x) => (Math.abs(x) < 0.005 ? "0.00" : `${x < 0 ? "\u2212" : "+"}${Math.abs(x).toFixed(2)}`);
 const quoted = (text) => `\u00ab${text.trim() || text}\u00bb`;
 
 /** @type {import("../../core/feature.js").Feature} */
@@ -32,6 +32,7 @@ export const attribution = {
           return piece === null ? null : pieceLabel(piece);
         };
         const { layer, head } = view.state;
+        result.target = view.state.target;
         result.attribution = view.pinned >= 0 ? attributionResult(view.out, view.pinned, layer, head, label) : null;
         result.lens = view.pinned >= 0 ? lensResult(view.out, view.pinned, label) : null;
       },
@@ -131,6 +132,7 @@ function paint(v, view, ctx, config) {
       const viewed = view.state.view === "head" && view.state.layer === bar.layer && view.state.head === bar.head;
       r.tr.classList.toggle("is-viewed", viewed);
     } else {
+      setText(r.name, ""); // a hidden button names no head
       setText(r.label, bar.name);
       setAttr(r.label, "title", bar.long);
       r.tr.classList.remove("is-viewed");
