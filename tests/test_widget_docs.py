@@ -22,9 +22,11 @@ DOC = ROOT / "docs" / "widget.md"
 
 
 def js_blocks() -> dict[str, str]:
-    """The doc's ```js blocks by the file their first line names (`// static/...`)."""
+    """The worked example's ```js blocks by the file their first line names (`// static/...`; a
+    block that names a list in the file too, `// static/... NAME`, is another recipe's)."""
     blocks = re.findall(r"```js\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
-    return {b.splitlines()[0].removeprefix("// ").strip(): b for b in blocks if b.startswith("// static/")}
+    return {b.splitlines()[0].removeprefix("// ").strip(): b for b in blocks
+            if b.startswith("// static/") and len(b.splitlines()[0].split()) == 2}
 
 
 def follow_the_doc(tree):
