@@ -39,8 +39,9 @@ METRICS = {
 FORM_FACTORS = ("mobile", "desktop")
 
 
-def run_once(url: str, form_factor: str, report: Path) -> dict:
-    """One Lighthouse run: {category: score 0-100, metric id: numeric value}."""
+def run_once(url: str, form_factor: str, report: Path) -> dict | None:
+    """One Lighthouse run: {category: score 0-100, metric id: numeric value}; None when it failed
+    twice (said on stderr)."""
     cmd = ["npx", "--yes", LIGHTHOUSE, url, "--quiet", "--output=json", f"--output-path={report}",
            f"--only-categories={','.join(CATEGORIES)}", "--chrome-flags=--headless=new --no-sandbox"]
     if form_factor == "desktop":
@@ -52,7 +53,10 @@ def run_once(url: str, form_factor: str, report: Path) -> dict:
         if done.returncode == 0 and report.is_file():
             break
     if done.returncode != 0 or not report.is_file():
-        raise SystemExit(f"error: lighthouse failed on {url} ({form_factor}): {done.stderr.strip()[-400:]}")
+        # A page whose thread is blocked for seconds can make Lighthouse's own calls time out:
+        # that run is left out of the medians, and the table says how many runs each row has.
+        print(f"lighthouse failed on {url} ({form_factor}): {done.stderr.strip()[-300:]}", file=sys.stderr)
+        return None
     data = json.loads(report.read_text(encoding="utf-8"))
     row = {c: round(100 * data["categories"][c]["score"]) for c in CATEGORIES}
     row.update({m: data["audits"][m]["numericValue"] for m in METRICS})
@@ -69,13 +73,15 @@ def cell(key: str, value: float) -> str:
     return f"{value:.3f}" if key == "cumulative-layout-shift" else f"{value:,.0f}"
 
 
-def table(results: dict[tuple[str, str], list[dict]], runs: int) -> str:
+def table(results: dict[tuple[str, str], list[dict | None]], runs: int) -> str:
     head = ["page", "form factor", *CATEGORIES, *(f"{col} ({unit})" if unit else col for col, unit in METRICS.values())]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for (page, form_factor), rows in results.items():
-        med = median_row(rows)
-        lines.append("| " + " | ".join([page, form_factor, *(cell(k, med[k]) for k in [*CATEGORIES, *METRICS])]) + " |")
-    lines.append(f"\nMedians of {runs} runs each.")
+        rows = [row for row in rows if row is not None]
+        name = form_factor if len(rows) == runs else f"{form_factor} ({len(rows)} of {runs} runs)"
+        cells = [cell(k, median_row(rows)[k]) for k in [*CATEGORIES, *METRICS]] if rows else ["failed"] * (len(head) - 2)
+        lines.append("| " + " | ".join([page, name, *cells]) + " |")
+    lines.append(f"\nMedians of {runs} runs each, of those that completed.")
     return "\n".join(lines)
 
 
@@ -93,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}"
     load_before = os.getloadavg()
-    results: dict[tuple[str, str], list[dict]] = {}
+    results: dict[tuple[str, str], list[dict | None]] = {}
     try:
         with tempfile.TemporaryDirectory() as tmp:
             # Interleaved: a slow moment of the machine spreads over every page and form factor.
