@@ -84,7 +84,7 @@ def test_the_recipe_names_its_places():
     assert len(steps) == 4, steps
     assert [(path, name) for path, name, _ in blocks] == [("export/head_scores.py", "uniform_causal"),
                                                           ("tests/test_head_registry.py", "KNOWN_ANSWERS")]
-    assert "`python -m export.head_scores --docs`" in steps[2] and "`make export`" in steps[3]
+    assert "`python -m export.head_scores --docs`" in steps[2] and "`python -m export`" in steps[3]
 
 
 def test_the_registrys_tests_pass_with_the_new_score(tree):
