@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from doc_recipes import recipe as doc_recipe
 from other_model import other_model
 
 from conftest import ROOT
@@ -23,16 +24,7 @@ NAME, LABEL = "two_back", "two back"
 
 
 def recipe() -> tuple[list[str], list[tuple[str, str, list[str]]]]:
-    """The recipe's numbered steps, and its ```python blocks as (file, name, lines after the first)."""
-    text = DOC.read_text(encoding="utf-8")
-    section = text.split("### Adding a head score", 1)[1].split("\n## ", 1)[0]
-    steps = re.findall(r"^\d+\. (.*?)(?=^\d+\. |\Z)", re.sub(r"```.*?```", "", section, flags=re.S), re.S | re.M)
-    blocks = []
-    for block in re.findall(r"```python\n(.*?)```", section, re.S):
-        head, *body = block.splitlines()
-        path, name = head.removeprefix("# ").split()
-        blocks.append((path, name, body))
-    return [" ".join(s.split()) for s in steps], blocks
+    return doc_recipe(DOC, "### Adding a head score", "python")
 
 
 def add_pattern_score(path, before: str, body: list[str]) -> None:
