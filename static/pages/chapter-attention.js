@@ -6,6 +6,7 @@
 
 import "../attention-view.js";
 import { viewData, ranked, spread, wholePercent, viewName, positionScheme, loadMeta } from "../attention-view/widget.js";
+import { PUSH_CLAIMS } from "./chapter-pushes.js";
 
 const dHead = Number(/** @type {HTMLElement|null} */ (document.querySelector("[data-d-head]"))?.dataset.dHead);
 
@@ -168,7 +169,8 @@ function watch(view) {
     // Which view the sentence describes, for readers of the DOM (and the tests' waits).
     const state = `${r.token}/${r.layer}/${r.head}/${r.view}`;
     for (const span of spans) {
-      const text = CLAIMS[span.dataset.claim]?.(r, d, meta);
+      const claim = CLAIMS[span.dataset.claim] ?? PUSH_CLAIMS[span.dataset.claim];
+      const text = claim?.(r, d, meta);
       if (text && span.textContent !== text) span.textContent = text;
       span.dataset.state = state;
     }
