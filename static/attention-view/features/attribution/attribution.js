@@ -128,7 +128,7 @@ function paint(v, view, ctx, config) {
       r.name.dataset.layer = String(bar.layer);
       r.name.dataset.head = String(bar.head);
       setText(r.name, bar.name);
-      setAttr(r.name, "aria-label", `${bar.long}: show it in the row`);
+      setAttr(r.name, "aria-label", `${bar.name}, ${bar.long}: show it in the row`);
       const viewed = view.state.view === "head" && view.state.layer === bar.layer && view.state.head === bar.head;
       r.tr.classList.toggle("is-viewed", viewed);
     } else {
