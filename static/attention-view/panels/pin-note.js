@@ -16,7 +16,8 @@ export function pinSentence(view) {
   const { state, names, pinned } = view;
   const who = `${viewName(state)}: \u00ab${names[pinned]}\u00bb pinned, token ${pinned + 1} of ${names.length}`;
   if (pinned === 0) return `${who}; all of its attention stays on itself.`;
-  const row = viewRow(view.out, state, pinned);
+  // a row is pinned only once the run has outputs
+  const row = viewRow(/** @type {import("../model/runs.js").Outputs} */ (view.out), state, pinned);
   const top = ranked(row, pinned)[0];
   const where = top === pinned ? "itself" : `\u00ab${names[top]}\u00bb`;
   return `${who}; most of its attention, ${wholePercent(row[top])}, goes to ${where}.`;

@@ -49,7 +49,7 @@ export const rowTable = {
         setHidden(r.tr, k >= count);
         if (k >= count) return;
         setText(r.name, view.names[k]);
-        setText(r.value, percent(values[k]));
+        setText(r.value, percent(/** @type {Float64Array} */ (values)[k]));
         setHidden(r.push, !pushed);
         if (pushed) setText(r.push, pushed.values[k].toFixed(3));
       });

@@ -7,6 +7,10 @@ import { wordsOf, findWord } from "../model/words.js";
 import { viewRow } from "./readouts.js";
 import { toResult } from "../model/result.js";
 
+/** @typedef {import("../model/token-labels.js").TokenLabel} TokenLabel */
+/** @typedef {import("../model/runs.js").Run} Run */
+/** @typedef {import("../state-type.js").State} State */
+
 /**
  * Compare mode in `result` (README, "Properties, events, export").
  * @typedef {Object} CompareResult
@@ -30,6 +34,10 @@ import { toResult } from "../model/result.js";
  * "said#2", or null) is looked for directly instead, when the first text's token was pinned by
  * one. Without that word, the second text's last token, with `found` false.
  * @returns {{index: number, word: string|null, found: boolean}}
+ * @param {string|number|null} spec  the state's `token`, a word spec when a string
+ * @param {TokenLabel[]} labelsA
+ * @param {number} indexA
+ * @param {TokenLabel[]} labelsB
  */
 export function matchToken(spec, labelsA, indexA, labelsB) {
   const last = labelsB.length - 1;
@@ -54,7 +62,12 @@ export function matchToken(spec, labelsA, indexA, labelsB) {
   return { index: last, word, found: false };
 }
 
-/** The row's weight per word up to `q` (a word's pieces summed), with its occurrence number. */
+/**
+ * The row's weight per word up to `q` (a word's pieces summed), with its occurrence number.
+ * @param {ArrayLike<number>} row
+ * @param {number} q
+ * @param {TokenLabel[]} labels
+ */
 export function wordWeights(row, q, labels) {
   const out = [];
   const count = new Map();
@@ -73,9 +86,12 @@ export function wordWeights(row, q, labels) {
 /**
  * Two rows by word: the first text's words in order, then the words only the second text
  * has. Words are matched ignoring case ("The" and "the"), n-th occurrence with n-th.
+ * @param {{text: string, key: string, weight: number}[]} first  wordWeights'
+ * @param {{text: string, key: string, weight: number}[]} second
  */
 export function alignWords(first, second) {
   const byKey = new Map(second.map((w) => [w.key, w]));
+  /** @type {{text: string, first: number|null, second: number|null}[]} */
   const rows = first.map((w) => ({ text: w.text, first: w.weight, second: byKey.get(w.key)?.weight ?? null }));
   const inFirst = new Set(first.map((w) => w.key));
   for (const w of second) if (!inFirst.has(w.key)) rows.push({ text: w.text, first: null, second: w.weight });
@@ -85,6 +101,11 @@ export function alignWords(first, second) {
 /**
  * Everything the compare panel shows for the first run's token `indexA` (the shown one) and the
  * second run: both rows in the state's view, the matched token, and the rows by word.
+ * @param {State} state
+ * @param {Run} runA
+ * @param {number} indexA
+ * @param {Run} runB
+ * @param {string|null} [spec]
  */
 export function comparison(state, runA, indexA, runB, spec = null) {
   const m = matchToken(spec, runA.labels, indexA, runB.labels);
@@ -96,7 +117,12 @@ export function comparison(state, runA, indexA, runB, spec = null) {
   return { ...m, rowA, rowB, words };
 }
 
-/** The word spec a state pins the first text by, when `index` is that pinned token; else null. */
+/**
+ * The word spec a state pins the first text by, when `index` is that pinned token; else null.
+ * @param {Pick<State, "token">} state
+ * @param {number} index
+ * @param {number} pinned
+ */
 export function pinnedSpec(state, index, pinned) {
   return typeof state.token === "string" && index === pinned ? state.token : null;
 }
@@ -105,6 +131,10 @@ export function pinnedSpec(state, index, pinned) {
  * `result.compare` for the pinned token `pinnedA` of `runA` and the second run (null before
  * the live model has computed it); null when compare mode is off.
  * @returns {CompareResult|null}
+ * @param {Run|null} runB
+ * @param {State} state
+ * @param {Run} runA
+ * @param {number} pinnedA
  */
 export function compareResult(runB, state, runA, pinnedA) {
   if (state.compare === null || state.compare === undefined) return null;

@@ -5,6 +5,9 @@
 // custom exports) gets an empty map, and every caller then shows no labels.
 
 /**
+ * @typedef {import("../meta-type.js").Meta} Meta
+ * @typedef {Meta["head_definitions"]} Defs
+ *
  * @typedef {Object} HeadRole
  * @property {string} role  e.g. "previous token"
  * @property {string|null} score  the score that defines the role (null for "diffuse")
@@ -15,22 +18,30 @@
  *   circuit's sentence)
  */
 
+/** @param {number|null|undefined} v */
 function fixed(v) {
-  return Number.isFinite(v) ? v.toFixed(2) : "";
+  return Number.isFinite(v) ? /** @type {number} */ (v).toFixed(2) : "";
 }
 
 /**
  * A score in a reader's words: its short hint from `head_definitions.scores` ("largest weight in
  * a row") and what it was measured on; the full definition ("mean largest weight in a row, over
  * q >= 1") only for a meta.json without hints.
+ * @param {Defs} defs
+ * @param {string} score
  */
 function scoreWords(defs, score) {
   const entry = Array.isArray(defs.scores) ? defs.scores.find((s) => s && s.name === score) : null;
   if (entry && entry.hint) return entry.measured_on ? `${entry.hint} (on ${entry.measured_on})` : entry.hint;
-  return defs[score] || score.replace(/_/g, " ");
+  // head_definitions also holds one definition text per score name (meta.json's schema)
+  return /** @type {Object<string, string|undefined>} */ (/** @type {unknown} */ (defs))[score] || score.replace(/_/g, " ");
 }
 
-/** What a rule's role means (after "role: "), from the rule and `head_definitions`. */
+/**
+ * What a rule's role means (after "role: "), from the rule and `head_definitions`.
+ * @param {Defs} defs
+ * @param {Defs["roles"][number]} rule
+ */
 function roleMeaning(defs, rule) {
   if (!rule.score) return "no role score reaches its threshold; the head spreads its attention.";
   const even = defs.even_attention || {};
@@ -38,14 +49,20 @@ function roleMeaning(defs, rule) {
   return `${scoreWords(defs, rule.score)}, at least ${rule.at_least}${base}.`;
 }
 
-/** What each role means ("role: meaning"), one sentence per role, in the order of `head_definitions.roles`. */
+/**
+ * What each role means ("role: meaning"), one sentence per role, in the order of `head_definitions.roles`.
+ * @param {Meta|null|undefined} meta
+ */
 export function roleDefinitions(meta) {
   const out = new Map();
   for (const { role, meaning } of roleMeanings(meta)) out.set(role, `${role}: ${meaning}`);
   return out;
 }
 
-/** @returns {{role: string, meaning: string}[]} */
+/**
+ * @param {Meta|null|undefined} meta
+ * @returns {{role: string, meaning: string}[]}
+ */
 function roleMeanings(meta) {
   const defs = meta?.head_definitions;
   if (!defs || !Array.isArray(defs.roles)) return [];
@@ -58,17 +75,23 @@ function roleMeanings(meta) {
  * The roles this model's heads have, each with its meaning, in rule order: the legend under
  * the grid of heads. Empty without `heads`.
  * @returns {{role: string, meaning: string}[]}
+ * @param {Meta|null|undefined} meta
  */
 export function roleLegend(meta) {
   const had = new Set([...headRoles(meta).values()].map((r) => r.role));
   return roleMeanings(meta).filter(({ role }) => had.has(role));
 }
 
+/** @type {WeakMap<Meta, Map<string, HeadRole>>} */
 const memo = new WeakMap(); // meta -> its roles: they do not change with the text
 
-/** Map "layer:head" (1-based) -> HeadRole; empty without meta.json `heads`. */
+/**
+ * Map "layer:head" (1-based) -> HeadRole; empty without meta.json `heads`.
+ * @param {Meta|null|undefined} meta
+ * @returns {Map<string, HeadRole>}
+ */
 export function headRoles(meta) {
-  if (meta && memo.has(meta)) return memo.get(meta);
+  if (meta && memo.has(meta)) return /** @type {Map<string, HeadRole>} */ (memo.get(meta));
   const roles = new Map();
   if (meta) memo.set(meta, roles);
   if (!meta || !Array.isArray(meta.heads)) return roles;
@@ -93,6 +116,7 @@ export function headRoles(meta) {
   return roles;
 }
 
+/** @param {{layer: number, head: number}} h */
 const short = (h) => `L${h.layer}H${h.head}`;
 
 /**
@@ -116,7 +140,7 @@ function circuitParts(meta, roles) {
   if (!score || !Number.isFinite(c[score])) return parts;
   const words = score.replace(/_/g, " ");
   const off = Array.isArray(c.switch_off)
-    ? c.switch_off.find((x) => x && x.layer === earlier.layer && x.head === earlier.head) : null;
+    ? c.switch_off.find((/** @type {Object<string, number>} */ x) => x && x.layer === earlier.layer && x.head === earlier.head) : null;
   const falls = Number.isFinite(off?.[score]) ? ` falls from ${fixed(c[score])} to ${fixed(off[score])}` : " falls";
   parts.set(`${later.layer}:${later.head}`, {
     label: `reads ${short(earlier)}`,

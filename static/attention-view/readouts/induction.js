@@ -59,6 +59,7 @@ export function inductionRows(rowOf, ids) {
 export function exampleRow(rows, pNext, stripe) {
   const visible = rows.filter((r) => r.weight >= stripe);
   const pool = visible.length ? visible : rows;
+  /** @param {InductionRow} r */
   const gain = (r) => pNext(r.query) - pNext(r.key - 1);
   return pool.reduce((best, r) => (gain(r) > gain(best) ? r : best));
 }
@@ -76,6 +77,7 @@ export function exampleRow(rows, pNext, stripe) {
  */
 export function repeatedText(text, tokensOf, nCtx) {
   const base = text.trimEnd();
+  /** @param {string} part */
   const twice = (part) => `${part} ${part.trimStart()}`;
   if (tokensOf(twice(base)) <= nCtx) return twice(base);
   // How far a copy can reach, found by doubling: a pasted book is never tokenized whole.
@@ -93,7 +95,11 @@ export function repeatedText(text, tokensOf, nCtx) {
   return lo >= 0 ? twice(base.slice(0, ends[lo])) : null;
 }
 
-/** Where `text` may be cut before `reach`: before each space after a non-space, else between code points. */
+/**
+ * Where `text` may be cut before `reach`: before each space after a non-space, else between code points.
+ * @param {string} text
+ * @param {number} reach
+ */
 function cutsOf(text, reach) {
   const ends = [];
   for (let i = 1; i < reach; i++) if (text[i] === " " && text[i - 1] !== " ") ends.push(i);
@@ -105,7 +111,10 @@ function cutsOf(text, reach) {
   return ends;
 }
 
-/** Whether `text` is already `repeatedText` of something (the button then finds the best row). */
+/**
+ * Whether `text` is already `repeatedText` of something (the button then finds the best row).
+ * @param {string} text
+ */
 export function isRepeated(text) {
   const t = text.trim();
   const half = (t.length - 1) / 2;

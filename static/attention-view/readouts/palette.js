@@ -39,14 +39,23 @@ const INK = TABLE.map((rgb) => {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b > Math.sqrt(1.05 * 0.05) - 0.05 ? "#111" : "#fff";
 });
 
+/**
+ * @param {number} w  a weight, 0..1
+ */
 export function index(w) {
   return Math.max(0, Math.min(255, Math.round(w * 255)));
 }
 
+/**
+ * @param {number} w
+ */
 export function color(w) {
   return CSS[index(w)];
 }
 
+/**
+ * @param {number} w
+ */
 export function hexColor(w) {
   return HEX[index(w)];
 }
@@ -55,12 +64,17 @@ export function hexColor(w) {
  * The colour of the nearest of `steps` evenly spaced levels. The chips use 32: the eye cannot
  * tell 256 levels apart on a small chip, and a colour that stays the same between keystrokes
  * costs no style work.
+ * @param {number} w
+ * @param {number} [steps]
  */
 export function steppedColor(w, steps = 32) {
   const level = Math.max(0, Math.min(steps - 1, Math.round(w * (steps - 1))));
   return HEX[Math.round((level * 255) / (steps - 1))]; // hex: parsed on every keystroke
 }
 
+/**
+ * @param {number} w
+ */
 export function ink(w) {
   return INK[index(w)];
 }
@@ -71,7 +85,12 @@ export function ink(w) {
 export const RELATIVE_SPAN = 16;
 const LOG_SPAN = Math.log(RELATIVE_SPAN);
 
-/** Palette position (0..1) of weight w in a row whose query is q, under `scale`. */
+/**
+ * Palette position (0..1) of weight w in a row whose query is q, under `scale`.
+ * @param {string} scale  state key `scale`
+ * @param {number} w
+ * @param {number} q
+ */
 export function level(scale, w, q) {
   if (scale !== "relative") return w;
   if (!(w > 0)) return 0;
@@ -79,7 +98,11 @@ export function level(scale, w, q) {
   return t < 0 ? 0 : t > 1 ? 1 : t;
 }
 
-/** True when w is more than the even share 1/(q+1) of its row (the chips' ▲ mark). */
+/**
+ * True when w is more than the even share 1/(q+1) of its row (the chips' ▲ mark).
+ * @param {number} w
+ * @param {number} q
+ */
 export function aboveEven(w, q) {
   return q > 0 && w * (q + 1) > 1 + 1e-6;
 }

@@ -4,6 +4,7 @@
 // Query 0 is skipped (it has only itself to look at) and so is each row's own token (a head
 // that stays on the current token tells no story about the sentence). Pure; no DOM.
 
+/** @type {WeakMap<import("../model/runs.js").Outputs, StoryRow[]>} */
 const rankings = new WeakMap(); // out -> ranking, computed once per run on the first click
 
 /**
@@ -15,7 +16,10 @@ const rankings = new WeakMap(); // out -> ranking, computed once per run on the 
  * @property {number} weight
  */
 
-/** @returns {StoryRow[]} heaviest first; ties in reading order (layer, head, query). */
+/**
+ * @param {import("../model/runs.js").Outputs} out
+ * @returns {StoryRow[]} heaviest first; ties in reading order (layer, head, query).
+ */
 export function storyRanking(out) {
   let ranking = rankings.get(out);
   if (ranking) return ranking;

@@ -31,7 +31,8 @@ export const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', 
 export function viewData(result) {
   const T = result.tokens.length;
   const out = outputsOf(result);
-  const m = T ? viewMatrix(out, result) : [];
+  // without tokens `m` is never read (no rows)
+  const m = /** @type {Float32Array|Float64Array} */ (T ? viewMatrix(out, result) : []);
   const matrix = Array.from({ length: T }, (_, q) => Array.from(m.subarray(q * T, (q + 1) * T)));
   const labels = labelTokens(result.tokens.map((t) => t.piece));
   return {
