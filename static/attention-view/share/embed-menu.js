@@ -11,12 +11,15 @@ import { wordsOf, wordSpec } from "../model/words.js";
 import { formatAblate } from "../model/head-set.js";
 import { SITE_ROOT } from "../paths.js";
 
+/** @typedef {import("../model/result.js").Result} Result */
+
 
 // What a reader sees where the view cannot start. Without CORS headers on the server of the
 // files a page of another origin never runs the script, so only this text can say why
 // (docs/embedding.md and the jinja2 macro give the same words).
 const FALLBACK = "A live attention view: it needs JavaScript and WebAssembly, and CORS headers where its files come from another origin.";
 
+/** @param {unknown} value  a state value of any key */
 function attr(value) {
   return String(value).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
@@ -24,6 +27,7 @@ function attr(value) {
 // Half a UTF-16 surrogate pair (a script can set any string) survives neither a URL
 // (encodeURIComponent throws on it) nor the clipboard: every snippet carries U+FFFD instead.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** @param {unknown} value */
 const wellFormed = (value) => (typeof value === "string" ? value.replace(LONE_SURROGATE, "\uFFFD") : value);
 
 /**
@@ -32,9 +36,12 @@ const wellFormed = (value) => (typeof value === "string" ? value.replace(LONE_SU
  * snippets of views without them stay as they were): the pinned token as a word when a word names it;
  * `settings` are the state keys the result does not hold: the generation attributes
  * (temperature, topk, seed) and `compact` (null = not set).
+ * @param {Result} result @param {string[]} keys @param {Object<string, string|null>} [settings]
+ * @returns {Object<string, unknown>}
  */
 export function embedState(result, keys, settings = {}) {
   const word = result.token >= 0 ? wordSpec(wordsOf(result.tokens), result.token) : null;
+  /** @type {Object<string, unknown>} */
   const values = {
     ...settings,
     text: result.text, layer: result.layer, head: result.head, token: word ?? result.token, view: result.view,
@@ -48,8 +55,9 @@ export function embedState(result, keys, settings = {}) {
 
 /**
  * {script, iframe, jinja} snippets for `result`, with assets under `root` (ends with "/").
- * @param {any} result
+ * @param {Result} result
  * @param {string[]} stateKeys  the element's state keys, in its schema's order
+ * @param {string} [root] @param {Object<string, string|null>} [settings]
  */
 export function snippets(result, stateKeys, root = SITE_ROOT, settings = {}) {
   const s = embedState(result, stateKeys, settings);
@@ -62,11 +70,13 @@ export function snippets(result, stateKeys, root = SITE_ROOT, settings = {}) {
     `        width="100%" height="720" loading="lazy" title="Live attention view"\n` +
     `        style="border: 1px solid #ccc; border-radius: 8px"></iframe>`;
   // JSON string literals are valid jinja2 string literals (same escapes).
+  /** @param {string} k */
   const arg = (k) => (typeof s[k] === "number" ? String(s[k]) : JSON.stringify(s[k]));
   const jinja = `{{ attention_view(${keys.map((k) => `${k}=${arg(k)}`).join(", ")}) }}`;
   return { script, iframe, jinja };
 }
 
+/** @type {["script"|"iframe"|"jinja", string][]} */
 const KINDS = [
   ["script", "Script tag (any page)"],
   ["iframe", "Iframe (no scripts allowed)"],
@@ -77,12 +87,18 @@ const KINDS = [
  * The menu, under the export bar; it fills its snippets only while open.
  * @type {import("../core/feature.js").Feature}
  */
-export const embedMenu = { name: "embed-menu", mount: (slots, ctx) => addEmbedMenu(slots, ctx.host, ctx.schema) };
+export const embedMenu = { name: "embed-menu", mount: (slots, ctx) => addEmbedMenu(slots, /** @type {HTMLElement & {result: Result|null}} */ (ctx.host), ctx.schema) };
 
-/** @returns {import("../core/feature.js").Part} */
+/**
+ * @param {import("../core/skeleton.js").Slots} slots
+ * @param {HTMLElement & {result: Result|null}} view  the element
+ * @param {import("../core/schema.js").StateSchema} schema
+ * @returns {import("../core/feature.js").Part}
+ */
 function addEmbedMenu(slots, view, schema) {
   // The settings of Continue: state keys the result does not hold, read from the attributes.
   const settingKeys = schema.keys.filter((k) => k.type === "setting").map((k) => k.key);
+  /** @type {Object<string, HTMLElement>} */
   const boxes = {};
   const note = h("span.embed-note", { role: "status" });
   const items = KINDS.map(([kind, label]) => {
@@ -123,6 +139,7 @@ function addEmbedMenu(slots, view, schema) {
   return { paint: () => isOpen() && queueMicrotask(fill) };
 }
 
+/** @param {HTMLElement} box @param {HTMLElement} note @param {string} label */
 async function copyText(box, note, label) {
   getSelection()?.selectAllChildren(box);
   try {

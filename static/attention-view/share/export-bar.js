@@ -6,21 +6,27 @@
 
 import { h } from "../core/dom.js";
 
+/** @typedef {HTMLElement & {result: import("../model/result.js").Result|null}} Host  the element */
+
 const KINDS = [
   { kind: "png", title: "Download the row and the heatmap as a PNG image" },
   { kind: "svg", title: "Download the row and the heatmap as an SVG drawing" },
   { kind: "json", title: "Download the numbers (every layer and head, and this view) as JSON" },
 ];
 
+/** @type {Record<string, string>} */
 const TYPES = { svg: "image/svg+xml", json: "application/json" };
 
 /**
  * The toolbar, under the row's explanation and "Find the story"; it paints nothing.
  * @type {import("../core/feature.js").Feature}
  */
-export const exportBar = { name: "export-bar", mount: (slots, ctx) => addExportBar(slots, ctx.host) };
+export const exportBar = { name: "export-bar", mount: (slots, ctx) => addExportBar(slots, /** @type {Host} */ (ctx.host)) };
 
-/** @returns {import("../core/feature.js").Part} */
+/**
+ * @param {import("../core/skeleton.js").Slots} slots @param {Host} view
+ * @returns {import("../core/feature.js").Part}
+ */
 function addExportBar(slots, view) {
   const note = h("span.export-note", { role: "status" });
   const buttons = KINDS.map(({ kind, title }) =>
@@ -28,13 +34,18 @@ function addExportBar(slots, view) {
   const bar = h("div.export", { role: "group", "aria-label": "Download this view" },
     h("span.export-label", { text: "Download" }), ...buttons, note);
   slots.put("row-tools", bar); // under the row's sentence and "Find the story"
-  bar.addEventListener("click", (event) => {
-    const button = event.target.closest("button[data-export]");
-    if (button) exportView(view, button.dataset.export, note);
+  bar.addEventListener("click", (/** @type {MouseEvent} */ event) => {
+    const button = /** @type {HTMLElement|null} */ (/** @type {Element} */ (event.target).closest("button[data-export]"));
+    if (button) exportView(view, /** @type {string} */ (button.dataset.export), note);
   });
   return {};
 }
 
+/**
+ * @param {Host} view
+ * @param {string} kind  "png", "svg" or "json"
+ * @param {HTMLElement} note
+ */
 async function exportView(view, kind, note) {
   const result = view.result;
   if (!result || result.tokens.length === 0) {
@@ -61,6 +72,7 @@ async function exportView(view, kind, note) {
 // A blob: URL on an <a download>: a download, not a navigation, so the page's CSP (which
 // allows no blob: images or frames) is not involved. The URL is revoked once the browser has
 // had time to read it; revoking at once can cancel the download in some browsers.
+/** @param {Blob} blob @param {string} name */
 function download(blob, name) {
   const url = URL.createObjectURL(blob);
   const a = document.createElement("a");

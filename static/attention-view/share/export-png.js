@@ -10,7 +10,12 @@ import { FONT } from "./export-scene.js";
 // Twice the CSS size: sharp on high-density screens and when scaled up on a slide.
 export const PNG_SCALE = 2;
 
-/** @returns {any} an OffscreenCanvas, or a canvas element where there is none (both draw the same) */
+/** @typedef {CanvasRenderingContext2D|OffscreenCanvasRenderingContext2D} Context2D */
+
+/**
+ * @param {number} width @param {number} height
+ * @returns {any} an OffscreenCanvas, or a canvas element where there is none (both draw the same)
+ */
 function makeCanvas(width, height) {
   if (typeof OffscreenCanvas === "function") return new OffscreenCanvas(width, height);
   const canvas = document.createElement("canvas");
@@ -19,13 +24,17 @@ function makeCanvas(width, height) {
   return canvas;
 }
 
+/** @param {Context2D} ctx @param {import("./export-scene.js").RectItem} it */
 function roundedRect(ctx, it) {
   ctx.beginPath();
   if (it.radius && ctx.roundRect) ctx.roundRect(it.x, it.y, it.w, it.h, it.radius);
   else ctx.rect(it.x, it.y, it.w, it.h);
 }
 
-/** Paints `scene.items` on a 2D context already scaled to CSS pixels. */
+/**
+ * Paints `scene.items` on a 2D context already scaled to CSS pixels.
+ * @param {Context2D} ctx @param {import("./export-scene.js").Scene} sc
+ */
 export function paintScene(ctx, sc) {
   ctx.fillStyle = "#ffffff";
   ctx.fillRect(0, 0, sc.width, sc.height);
@@ -42,7 +51,7 @@ export function paintScene(ctx, sc) {
       }
       if (it.stroke) {
         ctx.strokeStyle = it.stroke;
-        ctx.lineWidth = it.strokeWidth;
+        ctx.lineWidth = /** @type {number} */ (it.strokeWidth); // set with every stroke
         ctx.stroke();
       }
     } else {
@@ -57,7 +66,10 @@ export function paintScene(ctx, sc) {
   }
 }
 
-/** The scene as a PNG Blob of PNG_SCALE times its CSS size. */
+/**
+ * The scene as a PNG Blob of PNG_SCALE times its CSS size.
+ * @param {import("./export-scene.js").Scene} sc @returns {Promise<Blob>}
+ */
 export async function scenePNG(sc) {
   const canvas = makeCanvas(sc.width * PNG_SCALE, sc.height * PNG_SCALE);
   const ctx = canvas.getContext("2d");
@@ -65,6 +77,6 @@ export async function scenePNG(sc) {
   paintScene(ctx, sc);
   if (canvas.convertToBlob) return canvas.convertToBlob({ type: "image/png" });
   return new Promise((resolve, reject) => {
-    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("the browser could not encode a PNG"))), "image/png");
+    canvas.toBlob((/** @type {Blob|null} */ blob) => (blob ? resolve(blob) : reject(new Error("the browser could not encode a PNG"))), "image/png");
   });
 }

@@ -24,9 +24,22 @@ const MAP_PX = 480; // the heatmap's target edge; cells are whole pixels between
 export const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', sans-serif";
 
 /**
+ * @typedef {import("../model/result.js").Result} Result
+ * @typedef {{kind: "rect", x: number, y: number, w: number, h: number, fill: string, stroke?: string,
+ *   strokeWidth?: number, radius?: number}} RectItem
+ * @typedef {{kind: "cell", x: number, y: number, w: number, h: number, fill: string, q: number, k: number,
+ *   weight: number}} CellItem  one heatmap cell
+ * @typedef {{kind: "text", x: number, y: number, text: string, size: number, fill: string,
+ *   anchor: "start"|"middle"|"end", bold?: boolean, maxWidth?: number, token?: number}} TextItem
+ * @typedef {RectItem|CellItem|TextItem} Item  in CSS pixels; a text's y is its baseline
+ * @typedef {{width: number, height: number, title: string, items: Item[]}} Scene
+ */
+
+/**
  * The current view recomputed from `result`: its T x T matrix (a head, the layer's head
  * average, or the rollout, through the same readouts.js code the screen uses), the pinned
  * token's row of it, and token names.
+ * @param {Result} result
  */
 export function viewData(result) {
   const T = result.tokens.length;
@@ -34,6 +47,7 @@ export function viewData(result) {
   // without tokens `m` is never read (no rows)
   const m = /** @type {Float32Array|Float64Array} */ (T ? viewMatrix(out, result) : []);
   const matrix = Array.from({ length: T }, (_, q) => Array.from(m.subarray(q * T, (q + 1) * T)));
+  /** @type {import("../model/token-labels.js").TokenLabel[]} */
   const labels = labelTokens(result.tokens.map((t) => t.piece));
   return {
     T,
@@ -45,7 +59,10 @@ export function viewData(result) {
   };
 }
 
-/** A file name that says what is in the file, e.g. "attention-L2H3-token6.png". */
+/**
+ * A file name that says what is in the file, e.g. "attention-L2H3-token6.png".
+ * @param {Pick<Result, "view" | "layer" | "head" | "token">} result @param {string} ext
+ */
 export function fileName(result, ext) {
   const what = result.view === "head" ? `L${result.layer}H${result.head}` : `L${result.layer}-${result.view}`;
   return `attention-${what}-token${result.token}.${ext}`;
@@ -55,6 +72,7 @@ export function fileName(result, ext) {
  * The numbers as a JSON document: everything in `result` (attention and scores for every
  * layer and head, the top predictions, the tokens, the pinned state) plus the view's matrix
  * and row. Masked scores (-Infinity) become null: JSON has no infinities.
+ * @param {Result} result
  */
 export function toJSON(result) {
   const data = viewData(result);
@@ -83,10 +101,11 @@ export function toJSON(result) {
 
 // A rough text width in ems by character class, enough to size chips without a DOM to measure
 // in. The canvas painter squeezes any text that turns out wider (fillText's maxWidth).
+/** @param {string} text */
 function ems(text) {
   let w = 0;
   for (const ch of text) {
-    const c = ch.codePointAt(0);
+    const c = /** @type {number} */ (ch.codePointAt(0));
     if ((c >= 0x300 && c < 0x370) || c === 0x200d || (c >= 0xfe00 && c <= 0xfe0f)) continue;
     if ((c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf) || (c >= 0xac00 && c <= 0xd7a3) ||
         (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff00 && c <= 0xff60) || c >= 0x1f000) w += 1.05;
@@ -97,12 +116,15 @@ function ems(text) {
   return w;
 }
 
+/** @param {string} text @param {number} max */
 function clip(text, max) {
   const chars = Array.from(text);
   return chars.length <= max ? text : chars.slice(0, max - 1).join("") + "\u2026";
 }
 
+/** @type {(x: number, y: number, w: number, h: number, fill: string, extra?: {stroke?: string, strokeWidth?: number, radius?: number}) => RectItem} */
 const rect = (x, y, w, h, fill, extra = {}) => ({ kind: "rect", x, y, w, h, fill, ...extra });
+/** @type {(x: number, y: number, text: string, size: number, fill: string, extra?: {anchor?: TextItem["anchor"], bold?: boolean, maxWidth?: number, token?: number}) => TextItem} */
 const label = (x, y, text, size, fill, extra = {}) => ({ kind: "text", x, y, text, size, fill, anchor: "start", ...extra });
 
 /**
@@ -111,11 +133,13 @@ const label = (x, y, text, size, fill, extra = {}) => ({ kind: "text", x, y, tex
  *   {kind: "cell", x, y, w, h, fill, q, k, weight}      (one heatmap cell)
  *   {kind: "text", x, y, text, size, fill, anchor, bold?, maxWidth?}
  * in CSS pixels, y of a text being its baseline.
+ * @param {Result} result @returns {Scene}
  */
 export function scene(result) {
   const d = viewData(result);
   const { T, row, names } = d;
   const q = result.token;
+  /** @type {Item[]} */
   const items = [];
   const inner = WIDTH - 2 * PAD;
   let y = PAD;
@@ -197,6 +221,7 @@ export function scene(result) {
 
 // Characters XML 1.0 forbids (most C0 controls, U+FFFE/U+FFFF, unpaired surrogates) become
 // U+FFFD, and markup characters become entities: a token is always text, never markup.
+/** @param {string} text */
 function xml(text) {
   return String(text)
     .replace(/[\0-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDFFF]/gu, "\uFFFD")
@@ -204,8 +229,10 @@ function xml(text) {
     .replace(/"/g, "&quot;").replace(/'/g, "&apos;");
 }
 
+/** @param {number} v */
 const num = (v) => String(Math.round(v * 100) / 100);
 
+/** @param {Item} it */
 function svgItem(it) {
   if (it.kind === "cell") {
     return `<rect x="${num(it.x)}" y="${num(it.y)}" width="${it.w}" height="${it.h}" fill="${it.fill}" ` +
@@ -224,11 +251,15 @@ function svgItem(it) {
     `${xml(it.text)}</text>`;
 }
 
-/** A standalone SVG document for a scene. */
+/**
+ * A standalone SVG document for a scene.
+ * @param {Scene} sc
+ */
 export function toSVG(sc) {
   // The cells go in one crisp-edged group (no seams between neighbours), after everything
   // filled and before the outlines, which must stay on top of them.
   const cells = sc.items.filter((it) => it.kind === "cell").map(svgItem);
+  /** @param {Item} it */
   const outline = (it) => it.kind === "rect" && it.fill === "none";
   const before = sc.items.filter((it) => it.kind !== "cell" && !outline(it));
   const after = sc.items.filter(outline);
