@@ -90,7 +90,7 @@ function rowAt(v, i, ctx) {
 }
 
 function paint(v, view, ctx, config) {
-  const q = view.pinned;
+  const q = view.shown; // the hovered token while previewing, as the top 5 above
   const out = view.out;
   const row = q >= 0 ? out?.attribution?.get(q) : null;
   setHidden(v.panel, !row);
