@@ -14,6 +14,11 @@ import { displayText, pieceLabel } from "../../model/token-labels.js";
 
 const ANNOUNCE_EVERY_MS = 1200;
 
+/** @typedef {import("../../core/feature.js").Context} Context */
+/** @typedef {Record<"continue"|"stop"|"undo"|"error"|"options"|"more"|"status"|"choice"|"live", HTMLElement>
+ *   & {inputs: Object<string, HTMLInputElement>}} Controls */
+
+/** @type {[keyof typeof DEFAULTS, string, string, string][]} */
 const FIELDS = [
   ["maxTokens", "tokens", "numeric", "How many tokens to add (never past the model's 128-token window)"],
   ["temperature", "temperature", "decimal", "0 = always the most likely token; higher = more surprising picks"],
@@ -21,16 +26,23 @@ const FIELDS = [
   ["seed", "seed", "numeric", "The same seed, text and settings give the same continuation"],
 ];
 
+/** @param {string} text */
 const quoted = (text) => `\u00ab${displayText(text).trim() || displayText(text)}\u00bb`;
+/** @param {number} p */
 const pct = (p) => (p > 0 && p < 0.005 ? "<1%" : `${Math.round(100 * p)}%`);
+/** @param {number} n @param {string} word */
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/** @type {WeakMap<Context, Writer>} */
 const writers = new WeakMap(); // feature context -> its element's Writer
 
-/** The element's writer: made on first use, which may come before the controls mount. */
+/**
+ * The element's writer: made on first use, which may come before the controls mount.
+ * @param {Context} ctx @returns {Writer}
+ */
 function writerOf(ctx) {
   if (!writers.has(ctx)) writers.set(ctx, new Writer(ctx));
-  return writers.get(ctx);
+  return /** @type {Writer} */ (writers.get(ctx));
 }
 
 /** @type {import("../../core/feature.js").Feature} */
@@ -48,7 +60,7 @@ export const generation = {
     return {
       // For the permalink: the text before the model wrote, and what wrote the rest (writer.js).
       change(detail, next) {
-        detail.continued = writer.continued(next.text);
+        /** @type {{continued?: unknown}} */ (detail).continued = writer.continued(next.text);
       },
     };
   },
@@ -57,11 +69,13 @@ export const generation = {
 /**
  * Adds the controls under the text box for `writer`; the settings become attributes through
  * `ctx.act`, and so reach the permalink.
+ * @param {import("../../core/skeleton.js").Slots} slots @param {Context} ctx @param {Writer} writer
+ * @returns {import("./writer.js").WriterUI}
  */
 function addControls(slots, ctx, writer) {
   const { host, act } = ctx;
-  const textBox = ctx.textBox();
-  const c = {};
+  const textBox = /** @type {HTMLTextAreaElement} */ (ctx.textBox()); // built before the features mount
+  const c = /** @type {Controls} */ ({});
   c.continue = h("button.gen-button.gen-continue", { type: "button", text: "Continue \u25b8", title: "Let the model write on, one token at a time" });
   c.stop = h("button.gen-button.gen-stop", { type: "button", text: "Stop", hidden: true });
   c.undo = h("button.gen-button.gen-undo", { type: "button", text: "Undo", hidden: true, title: "Remove what the model wrote" });
@@ -95,7 +109,9 @@ function addControls(slots, ctx, writer) {
   slots.put("controls", box);
 
   // --- the settings fields ---------------------------------------------------------------
+  /** @param {keyof typeof DEFAULTS} key */
   const check = (key) => checkSetting(key, c.inputs[key].value);
+  /** @param {keyof typeof DEFAULTS} key */
   const validate = (key) => {
     try {
       check(key);
@@ -111,11 +127,13 @@ function addControls(slots, ctx, writer) {
     showError(message);
     return message;
   };
+  /** @param {string|null} message */
   const showError = (message) => {
     setHidden(c.error, !message);
     setText(c.error, message ?? "");
     if (message) showOptions(true); // the field to fix is in there
   };
+  /** @param {boolean} open */
   const showOptions = (open) => {
     setHidden(c.options, !open);
     c.more.setAttribute("aria-expanded", String(open));
@@ -125,8 +143,8 @@ function addControls(slots, ctx, writer) {
   const syncFields = () => {
     for (const [key, name] of Object.entries(SETTING_ATTRIBUTES)) {
       const field = c.inputs[key];
-      const value = host.getAttribute(name) ?? String(DEFAULTS[key]);
-      if (field.value !== value && field !== host.shadowRoot.activeElement) field.value = value;
+      const value = host.getAttribute(name) ?? String(DEFAULTS[/** @type {keyof typeof DEFAULTS} */ (key)]);
+      if (field.value !== value && field !== /** @type {ShadowRoot} */ (host.shadowRoot).activeElement) field.value = value;
       if (host.hasAttribute(name)) showOptions(true); // a link's own settings are shown, not hidden
     }
     showErrors();
@@ -134,13 +152,14 @@ function addControls(slots, ctx, writer) {
   // Valid settings become attributes (null: the default, no attribute).
   const commit = () => {
     if (showErrors()) return false;
+    /** @type {Object<string, string|null>} */
     const next = {};
     let changed = false;
     for (const [key, name] of Object.entries(SETTING_ATTRIBUTES)) {
       const value = c.inputs[key].value.trim();
       const current = host.getAttribute(name);
       // A field left at what the attribute (or, without one, the default) says changes nothing.
-      const same = value === (current ?? String(DEFAULTS[key]));
+      const same = value === (current ?? String(DEFAULTS[/** @type {keyof typeof DEFAULTS} */ (key)]));
       next[name] = same ? current : value === "" ? null : value;
       changed ||= !same;
     }
@@ -151,7 +170,7 @@ function addControls(slots, ctx, writer) {
     const input = c.inputs[key];
     input.addEventListener("input", () => showErrors());
     if (key !== "maxTokens") input.addEventListener("change", commit);
-    input.addEventListener("keydown", (e) => {
+    input.addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
       if (e.key === "Enter") {
         e.preventDefault();
         start();
@@ -160,7 +179,7 @@ function addControls(slots, ctx, writer) {
   }
 
   // --- the buttons -------------------------------------------------------------------------
-  const focused = () => host.shadowRoot.activeElement;
+  const focused = () => /** @type {ShadowRoot} */ (host.shadowRoot).activeElement;
   const start = () => {
     if (!commit()) return;
     writer.generate({ maxTokens: c.inputs.maxTokens.value }).catch(() => {}); // shown by the controls
@@ -198,6 +217,7 @@ function addControls(slots, ctx, writer) {
   syncFields();
 
   // --- announcements ---------------------------------------------------------------------
+  /** @type {string[]} */
   let pending = [];
   let timer = 0;
   const flush = (tail = "") => {
@@ -211,15 +231,17 @@ function addControls(slots, ctx, writer) {
   };
 
   // `run` holds the picked token as its last: it was drawn from the logits one position back.
+  /** @param {{id: number, p: number}} pick @param {import("./writer.js").LiveRun} run */
   const showChoice = (pick, run) => {
     const top = run.out.topAt(run.ids.length - 2);
-    const name = (id) => `\u00ab${pieceLabel(run.pieceOf(id))}\u00bb`;
+    const name = (/** @type {number} */ id) => `\u00ab${pieceLabel(run.pieceOf(id))}\u00bb`;
     const listed = top.map(({ id, p }) => `${id === pick.id ? "\u25b8 " : ""}${name(id)} ${pct(p)}`);
     if (!top.some(({ id }) => id === pick.id)) listed.push(`\u25b8 ${name(pick.id)} ${pct(pick.p)}`);
     setHidden(c.choice, false);
     setText(c.choice, `Picked from: ${listed.join(" \u00b7 ")}`);
   };
 
+  /** @param {boolean} running */
   const setRunning = (running) => {
     const hadFocus = focused();
     setHidden(c.continue, running);
@@ -245,7 +267,7 @@ function addControls(slots, ctx, writer) {
       showChoice(pick, run);
       // The text box follows the new text as the chips do (it holds two lines, the text grows);
       // called after the render, so its new value is in.
-      if (textBox !== host.shadowRoot.activeElement) textBox.scrollTop = textBox.scrollHeight;
+      if (textBox !== /** @type {ShadowRoot} */ (host.shadowRoot).activeElement) textBox.scrollTop = textBox.scrollHeight;
       timer ||= setTimeout(() => flush(), ANNOUNCE_EVERY_MS);
     },
     finished(result, error = null) {

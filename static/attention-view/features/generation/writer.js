@@ -21,15 +21,38 @@ import { SETTING_ATTRIBUTES } from "./state.js";
 export const STEP_MEASURE = "attention-view:generate-step";
 
 /**
+ * @typedef {import("../../model/loader.js").Model} Model
+ * @typedef {import("../../model/runs.js").Run} Run
+ * @typedef {import("../../model/runs.js").Outputs} Outputs
+ * @typedef {import("../../model/head-set.js").Ablation} Ablation
+ * @typedef {{maxTokens: number, temperature: number, topK: number, seed: number}} Settings  checked (sampler.js checkSettings)
+ * @typedef {{text: string, count: number, settings: Settings}} Continued  a run's `continued`
+ * @typedef {Run & {out: Outputs & {logitsAt: (query: number) => Float32Array|null}}} LiveRun  a live
+ *   run with outputs: the one a generation continues, and each it makes
+ * @typedef {"max-tokens"|"window"|"stop"|"edit"} Reason
+ * @typedef {{text: string, tokens: {id: number, text: string, p: number}[], reason: Reason}} GenerationResult
+ * @typedef {{maxTokens?: any, temperature?: any, topK?: any, seed?: any}} Options  as a script passes
+ *   them (numbers or strings); sampler.js checkSettings checks them
+ * @typedef {Object} WriterUI  the controls (generation.js) the writer reports to
+ * @property {(settings: {maxTokens: number}) => void} started
+ * @property {(pick: {id: number, p: number}, run: LiveRun, n: number, count: number) => void} added
+ * @property {(result: GenerationResult|null, error?: string|null) => void} finished
+ * @property {(message: string) => void} error
+ */
+
+/**
  * A run of `ids` continued from `base` ({text, count}: the text before the model wrote, and
  * its number of tokens); shaped like runs.js liveRun's, plus `continued` (see Writer.continued).
+ * @param {Model} model @param {number[]} ids @param {Awaited<ReturnType<Model["run"]>>} out
+ * @param {Continued} base
+ * @param {Ablation|null} off @returns {LiveRun}
  */
 export function continuedRun(model, ids, out, base, off) {
   const run = withLabels({
     text: base.text, live: true, ids, pieces: ids.map((id) => model.tokenizer.id_to_token(id) ?? ""),
     truncated: null, model,
     out: withPredictions(out),
-    pieceOf: (id) => model.tokenizer.id_to_token(id) ?? "",
+    pieceOf: (/** @type {number} */ id) => model.tokenizer.id_to_token(id) ?? "",
     ablate: off?.text ?? null,
     off,
     baseline: off ? null : out, // masked-run.js: with heads off, the every-head-on run comes once at the end
@@ -60,14 +83,17 @@ export class Writer {
   /** @param {import("../../core/feature.js").Context} ctx */
   constructor(ctx) {
     this.c = ctx;
-    /** @type {{stopped: string|null}|null} the running generation: stopped null, "stop" or "edit" */
+    /** @type {{stopped: Reason|null}|null} the running generation: stopped null, "stop" or "edit" */
     this.job = null;
+    /** @type {{run: Run, text: string, token: import("../../core/state.js").State["token"], after?: string}[]} */
     this.undoStack = []; // [{run, text, token, after}]: the view before each generation
+    /** @type {WriterUI|null} */
     this.ui = null;
   }
 
   /** The generation settings the element's attributes give (strings as written, or null). */
   attributeSettings() {
+    /** @type {Object<string, string|null>} */
     const out = {};
     for (const [key, name] of Object.entries(SETTING_ATTRIBUTES)) out[key] = this.c.host.getAttribute(name);
     return out;
@@ -75,13 +101,15 @@ export class Writer {
 
   /**
    * Settings for a generation: `options` over the attributes over DEFAULTS; throws TypeError.
-   * @param {{maxTokens?: any, temperature?: any, topK?: any, seed?: any}} options
+   * @param {Options} [options]
    */
   settings(options = {}) {
     if (options === null || typeof options !== "object") throw new TypeError("generate() takes an object: {maxTokens, temperature, topK, seed}.");
     // An option given replaces its attribute, which then need not be valid.
+    /** @param {unknown} v */
     const given = (v) => v !== null && v !== undefined && v !== "";
     const attrs = this.attributeSettings();
+    /** @param {"temperature"|"topK"|"seed"} key */
     const pick = (key) => (given(options[key]) ? options[key] : attrs[key]);
     return checkSettings({ maxTokens: options.maxTokens, temperature: pick("temperature"), topK: pick("topK"), seed: pick("seed") });
   }
@@ -92,6 +120,7 @@ export class Writer {
    * Continues the text by up to `maxTokens` tokens (never past the model's window). Resolves
    * with {text, tokens: [{id, text, p}], reason}: reason "max-tokens", "window" (the window is
    * full), "stop" (stop(), or a newer generate()) or "edit" (the text changed meanwhile).
+   * @param {Options} [options] @returns {Promise<GenerationResult>}
    */
   async generate(options = {}) {
     let settings;
@@ -104,12 +133,15 @@ export class Writer {
     this.stop();
     const job = (this.job = { stopped: null });
     this.ui?.started(settings);
+    /** @type {{id: number, p: number}[]} */
     const produced = [];
+    /** @type {LiveRun|null} */
     let run = null;
+    /** @type {Reason} */
     let reason = "max-tokens";
     try {
       await this.c.ready();
-      run = this.c.run();
+      run = /** @type {LiveRun|null} */ (this.c.run()); // checked below
       // Cast: a live run on screen (checked below) means a model and a state.
       const model = /** @type {import("../../model/loader.js").Model} */ (this.c.model());
       const state = /** @type {import("../../core/state.js").State} */ (this.c.state());
@@ -123,8 +155,10 @@ export class Writer {
       // A continuation of a continuation keeps the first one's prefix, so the permalink can
       // say "this text, continued by n tokens": one pick per position (sampler.js uniformAt)
       // makes 10 + 10 tokens the same as 20. With other settings, the text so far is the prefix.
-      const same = run.continued && ["temperature", "topK", "seed"].every((k) => run.continued.settings[k] === settings[k]);
-      const base = same ? run.continued : { text: run.text, count: run.ids.length, settings };
+      const same = run.continued && /** @type {(keyof Settings)[]} */ (["temperature", "topK", "seed"])
+        .every((k) => /** @type {Continued} */ (/** @type {LiveRun} */ (run).continued).settings[k] === settings[k]);
+      const base = same ? /** @type {Continued} */ (run.continued) : { text: run.text, count: run.ids.length, settings };
+      /** @type {Writer["undoStack"][number]} */
       const before = { run, text: state.text, token: state.token };
       let expected = state.text;
       const stale = () => job.stopped || this.c.model() !== model || this.c.state()?.text !== expected;
@@ -132,7 +166,7 @@ export class Writer {
         const started = performance.now();
         const q = run.ids.length - 1;
         if (!run.out.logitsAt(q)) await ensureLogits(model, run, [q]); // the view keeps the last one
-        const pick = sampleNext(run.out.logitsAt(q), settings, () => uniformAt(settings.seed, q + 1));
+        const pick = sampleNext(/** @type {Float32Array} */ (run.out.logitsAt(q)), settings, () => uniformAt(settings.seed, q + 1));
         const ids = [...run.ids, pick.id];
         const now = /** @type {import("../../core/state.js").State} */ (this.c.state());
         const mask = maskFor(now.off.heads, model.config); // the heads the view has switched off
@@ -170,6 +204,10 @@ export class Writer {
     }
   }
 
+  /**
+   * @param {{stopped: Reason|null}} job @param {Run|null} run @param {{id: number, p: number}[]} produced
+   * @param {Reason} reason @returns {GenerationResult}
+   */
   finish(job, run, produced, reason) {
     if (this.job === job) this.job = null;
     const labels = run?.labels ?? [];
@@ -180,7 +218,10 @@ export class Writer {
     return result;
   }
 
-  /** Halts a running generation at once: no token is added after this call. */
+  /**
+   * Halts a running generation at once: no token is added after this call.
+   * @param {"stop"|"edit"} [reason]
+   */
   stop(reason = "stop") {
     if (!this.job) return;
     this.job.stopped = reason;
@@ -213,11 +254,12 @@ export class Writer {
    * For the permalink: {text, tokens, temperature, topk, seed} when the text on screen is a
    * continuation (the text before the model wrote, how many tokens it wrote, and the settings
    * that picked them), null otherwise.
+   * @param {string} text
    */
   continued(text) {
     const run = this.c.run();
-    const base = run?.continued;
-    if (!base || run.text !== text) return null;
+    const base = /** @type {Continued|undefined} */ (run?.continued);
+    if (!run || !base || run.text !== text) return null;
     const { temperature, topK, seed } = base.settings;
     return { text: base.text, tokens: run.ids.length - base.count, temperature, topk: topK, seed };
   }
