@@ -16,7 +16,10 @@ const RIGHT = 12;
 const LOSS = { top: 20, bottom: 92 }; // the held-out panel, in pixels from the top
 const SCORE = { top: 126, bottom: 202 }; // the scores panel (0 to 1)
 
-/** An SVG element; attributes as given, children appended. */
+/**
+ * An SVG element; attributes as given, children appended.
+ * @param {string} tag @param {Object<string, string|number>} [attrs] @param {...(Node|string)} children
+ */
 function svg(tag, attrs = {}, ...children) {
   const el = document.createElementNS(NS, tag);
   for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, String(value));
@@ -24,11 +27,15 @@ function svg(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** About `count` round values from lo to hi (1, 2 or 5 times a power of ten apart). */
+/**
+ * About `count` round values from lo to hi (1, 2 or 5 times a power of ten apart).
+ * @param {number} lo @param {number} hi @param {number} count
+ */
 export function niceTicks(lo, hi, count) {
   const raw = (hi - lo) / Math.max(1, count);
   const mag = 10 ** Math.floor(Math.log10(raw || 1));
   const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? raw;
+  /** @type {number[]} */
   const out = [];
   for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Number(v.toPrecision(12)));
   return out;
@@ -50,7 +57,10 @@ export class TimelineChart {
     this.losses = heldoutSeries(meta, timeline);
   }
 
-  /** Draws the chart `width` pixels wide for head `layer`.`head` (again only when either changed). */
+  /**
+   * Draws the chart `width` pixels wide for head `layer`.`head` (again only when either changed).
+   * @param {number} width @param {number} layer @param {number} head
+   */
   draw(width, layer, head) {
     const key = `${width} ${layer}.${head}`;
     if (width < 120 || key === this.drawn) return;
@@ -58,14 +68,16 @@ export class TimelineChart {
     const { timeline } = this;
     const last = /** @type {TimelinePoint} */ (timeline.points.at(-1)).step || 1;
     const right = width - RIGHT;
-    const x = (this.x = (step) => LEFT + ((right - LEFT) * step) / last);
+    const x = (this.x = (/** @type {number} */ step) => LEFT + ((right - LEFT) * step) / last);
     const bpcs = this.losses.map((p) => p.bpc);
     const [lo, hi] = [Math.floor(Math.min(...bpcs) * 10) / 10, Math.ceil(Math.max(...bpcs) * 10) / 10];
-    const yLoss = (this.yLoss = (bpc) => LOSS.bottom - ((LOSS.bottom - LOSS.top) * (bpc - lo)) / (hi - lo || 1));
-    const yScore = (this.yScore = (v) => SCORE.bottom - (SCORE.bottom - SCORE.top) * Math.min(1, Math.max(0, v)));
+    const yLoss = (this.yLoss = (/** @type {number} */ bpc) => LOSS.bottom - ((LOSS.bottom - LOSS.top) * (bpc - lo)) / (hi - lo || 1));
+    const yScore = (this.yScore = (/** @type {number} */ v) => SCORE.bottom - (SCORE.bottom - SCORE.top) * Math.min(1, Math.max(0, v)));
+    /** @template {{step: number}} P @param {P[]} series @param {(p: P) => number} y @param {string} cls */
     const line = (series, y, cls) => svg("polyline", {
       class: cls, points: series.map((p) => `${x(p.step).toFixed(1)},${y(p).toFixed(1)}`).join(" "),
     });
+    /** @type {SVGElement[]} */
     const parts = [];
     // Axes, grid and titles.
     for (const v of niceTicks(lo, hi, 2)) parts.push(...this.yTick(yLoss(v), v.toFixed(1), right));
@@ -105,16 +117,21 @@ export class TimelineChart {
     this.root.firstElementChild.replaceChildren(plot);
     this.plot = plot;
     this.legendFor(layer, head);
+    /** @type {number|null} */
     this.shownStep = null;
   }
 
+  /** @param {number} y @param {string} label @param {number} right */
   yTick(y, label, right) {
     return [svg("line", { class: "tl-grid", x1: LEFT, x2: right, y1: y, y2: y }),
       svg("text", { class: "tl-tick-label", x: LEFT - 6, y: y + 4, "text-anchor": "end" }, label)];
   }
 
+  /** @param {number} layer @param {number} head */
   legendFor(layer, head) {
+    /** @type {HTMLElement[]} */
     const items = [];
+    /** @param {string} cls @param {string} text */
     const key = (cls, text) => h("span.tl-key", {}, h(`span.tl-swatch.${cls}`), text);
     if (this.score) items.push(key("tl-swatch-head", `L${layer}H${head} ${this.score.label}`), key("tl-swatch-threshold", `what ${this.score.role} needs (${this.score.atLeast})`));
     if (viewSeries(this.timeline).length) items.push(key("tl-swatch-view", "the opening view's largest weight"));
@@ -122,24 +139,27 @@ export class TimelineChart {
     this.legend.replaceChildren(...items);
   }
 
-  /** Marks the step on screen, with a description for screen readers. */
+  /**
+   * Marks the step on screen, with a description for screen readers.
+   * @param {number} step
+   */
   mark(step) {
-    if (!this.plot || step === this.shownStep) return;
+    if (!this.plot || step === this.shownStep) return; // draw() sets the plot and its marks
     this.shownStep = step;
     // draw() set them, before the plot
     const { x: xAt, yLoss, yScore, selected, plot } = /** @type {{x: (step: number) => number, yLoss: (bpc: number) => number,
       yScore: (v: number) => number, selected: {step: number, value: number}[], plot: Element}} */ (/** @type {unknown} */ (this));
     const point = /** @type {TimelinePoint} */ (this.timeline.points.find((p) => p.step === step) ?? this.timeline.points.at(-1));
     const x = xAt(point.step);
-    this.markLine.setAttribute("x1", String(x));
-    this.markLine.setAttribute("x2", String(x));
-    this.lossDot.setAttribute("cx", String(x));
-    this.lossDot.setAttribute("cy", String(yLoss(point.heldout_bpc)));
+    /** @type {SVGElement} */ (this.markLine).setAttribute("x1", String(x));
+    /** @type {SVGElement} */ (this.markLine).setAttribute("x2", String(x));
+    /** @type {SVGElement} */ (this.lossDot).setAttribute("cx", String(x));
+    /** @type {SVGElement} */ (this.lossDot).setAttribute("cy", String(yLoss(point.heldout_bpc)));
     const own = selected.find((p) => p.step === point.step);
-    this.headDot.toggleAttribute("hidden", !own);
+    /** @type {SVGElement} */ (this.headDot).toggleAttribute("hidden", !own);
     if (own) {
-      this.headDot.setAttribute("cx", String(x));
-      this.headDot.setAttribute("cy", String(yScore(own.value)));
+      /** @type {SVGElement} */ (this.headDot).setAttribute("cx", String(x));
+      /** @type {SVGElement} */ (this.headDot).setAttribute("cy", String(yScore(own.value)));
     }
     const first = this.timeline.points[0];
     const score = this.score && own

@@ -15,8 +15,13 @@ import { pointIndex, stepText, headText, mainScore, grouped } from "../../readou
 import { TimelineChart } from "./chart.js";
 import { TIMELINE_KEYS, TIMELINE_ACTIONS } from "./state.js";
 
+/** @typedef {import("../../model/timeline.js").Timeline} Timeline */
+/** @typedef {import("../../model/timeline.js").TimelinePoint} TimelinePoint */
+
 const PLAY_MS = 1000; // each snapshot about a second on screen: time to see the row and the mark move
+/** @param {number} bytes */
 const megabytes = (bytes) => `${(bytes / 1e6).toFixed(bytes < 1e6 ? 2 : 1)} MB`;
+/** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** @type {import("../../core/feature.js").Feature} */
@@ -40,6 +45,7 @@ export const timeline = {
     let width = 0; // the chart's width in pixels, from its ResizeObserver (never read in paint)
     let painted = { layer: 1, head: 1, step: /** @type {number|null} */ (null) };
 
+    /** @param {TimelinePoint} point */
     const go = (point) => ctx.act({ type: "step", step: point.shipped ? null : point.step });
 
     /** The panel's own status line: timeline.json loading, or why it did not load. */
@@ -62,6 +68,7 @@ export const timeline = {
       });
     }
 
+    /** @param {boolean} on */
     function setOpen(on) {
       open = on;
       setAttr(ui.toggle, "aria-expanded", String(on));
@@ -77,6 +84,7 @@ export const timeline = {
       setAttr(ui.play, "aria-pressed", "false");
     }
 
+    /** @param {Timeline} t */
     async function play(t) {
       const walk = (playing = {});
       setText(ui.play, "\u275a\u275a Pause");
@@ -97,7 +105,8 @@ export const timeline = {
     }
 
     /** Starts loading the snapshot next to `index` in the reader's direction (back from the shipped
-     * model), so that the next step is at hand. */
+     * model), so that the next step is at hand.
+     * @param {Timeline} t @param {number} index */
     function prefetch(t, index) {
       const next = t.points[index === t.points.length - 1 ? index - 1 : index + direction];
       const base = ctx.model();
@@ -184,9 +193,12 @@ export const timeline = {
   },
 };
 
-/** The control's nodes: a toggle, and under it the slider, play button, readouts and chart. */
+/**
+ * The control's nodes: a toggle, and under it the slider, play button, readouts and chart.
+ * @param {import("../../core/state.js").Meta} meta @param {number} snapshots  how many the timeline has
+ */
 function buildControl(meta, snapshots) {
-  const each = megabytes(meta.timeline.bytes / Math.max(1, snapshots));
+  const each = megabytes(/** @type {NonNullable<typeof meta.timeline>} */ (meta.timeline).bytes / Math.max(1, snapshots));
   const toggle = h("button.tl-toggle", {
     type: "button", "aria-expanded": "false", "aria-controls": "tl-body", text: "Training timeline",
     title: `The model at ${snapshots} points of its training and as exported; each one is downloaded when you go to it (about ${each})`,
@@ -204,6 +216,7 @@ function buildControl(meta, snapshots) {
   const plotArea = h("div.tl-plot-area");
   const statusLine = h("p.tl-status", { role: "status" }, status, " ", retry);
   const body = h("div.tl-body", { id: "tl-body", hidden: true }, controls, statusLine, plotArea);
-  const section = h("section.timeline", { "aria-label": "Training timeline" }, toggle, body);
+  // A named group, not a section (a landmark): every view on a page has one of this name.
+  const section = h("div.timeline", { role: "group", "aria-label": "Training timeline" }, toggle, body);
   return { section, toggle, body, controls, play, slider, ticks, readout, head, status, statusLine, retry, plotArea };
 }
