@@ -76,9 +76,11 @@ export function bringIntoView(el, block = "nearest") {
 /**
  * A box that scrolls a wide or long table: a named keyboard stop, since a reader without a
  * mouse scrolls it with the arrow keys once it has focus (its edge shadows: attention-view.css).
- * @param {string} label  what the table is, for the region's name
+ * A named group, not a region: a region is a landmark, and a chapter with three views would
+ * list three landmarks of one name.
+ * @param {string} label  what the table is, for the group's name
  * @param {...Node} children
  */
 export function scrollBox(label, ...children) {
-  return h("div.table-scroll", { role: "region", tabindex: "0", "aria-label": label }, ...children);
+  return h("div.table-scroll", { role: "group", tabindex: "0", "aria-label": label }, ...children);
 }
