@@ -14,6 +14,14 @@ import { isHeadOff } from "../../model/head-set.js";
 
 const MAX_BARS = 10; // the union of two top-5 lists
 
+/**
+ * The panel's nodes (mountAblation builds them).
+ * @typedef {Record<"title"|"error"|"intro"|"composition"|"all"|"baseKey"|"offKey"|"legend"|"caption"|"bodyRows"|
+ *   "colOff"|"table"|"bars"|"next"|"reset"|"panel"|"srState"|"predNote", HTMLElement> & {rows: BarRow[]}} Nodes
+ * @typedef {Record<"tr"|"tok"|"baseFill"|"offFill"|"base"|"off"|"change", HTMLElement>} BarRow
+ */
+
+/** @param {number} d */
 function points(d) {
   const v = 100 * d;
   const sign = v > 0.05 ? "+" : v < -0.05 ? "\u2212" : "\u00b1";
@@ -22,6 +30,7 @@ function points(d) {
 
 // A switch says what pressing it does: "switch off" while the head is on, "switch on" once it
 // is off (its name changes with it, so it is a plain button, not a toggle with aria-pressed).
+/** @param {number} layer @param {number} head */
 function switchButton(layer, head) {
   return h("button.head-switch", {
     type: "button", "data-layer": layer, "data-head": head,
@@ -29,6 +38,7 @@ function switchButton(layer, head) {
   });
 }
 
+/** @param {HTMLElement} sw @param {boolean} off */
 function paintSwitch(sw, off) {
   const verb = off ? "switch on" : "switch off";
   setText(sw, verb);
@@ -49,10 +59,16 @@ export const ablation = {
   },
 };
 
+/**
+ * @param {import("../../core/skeleton.js").Slots} slots @param {import("../../core/feature.js").Context} ctx
+ * @returns {import("../../core/feature.js").Part}
+ */
 function mountAblation(slots, ctx) {
-  const { n_layer: nLayer, n_head: nHead } = ctx.meta().config;
+  const { n_layer: nLayer, n_head: nHead } = /** @type {import("../../core/state.js").Meta} */ (ctx.meta()).config; // mounted once it is in
   const compact = ctx.state()?.compact === "1";
+  /** @type {HTMLElement[]} */
   const switches = [];
+  /** @type {{el: HTMLElement, layer: number, head: number}[]} */
   const marked = []; // the strips and thumbnails of the heads, greyed while off
   for (const where of ["strip", "thumb"]) {
     if (!slots.has(`${where}-badge:1.1`)) continue; // not in this view (the compact one has no thumbnails)
@@ -68,7 +84,7 @@ function mountAblation(slots, ctx) {
     }
   }
 
-  const v = {};
+  const v = /** @type {Nodes} */ ({});
   v.title = heading(ctx.host, "div.panel-title");
   v.error = h("p.ablate-error", { role: "status" });
   v.intro = h("p.ablate-intro");
@@ -158,6 +174,10 @@ function mountAblation(slots, ctx) {
   };
 }
 
+/**
+ * @param {Nodes} v @param {import("../../core/view.js").View} vm @param {[number, number][]} heads
+ * @param {string[]} errors @param {{n_layer: number, n_head: number}} config
+ */
 function paintPanel(v, vm, heads, errors, config) {
   const any = heads.length > 0;
   setHidden(v.panel, !any && !errors.length);
@@ -190,7 +210,9 @@ function paintPanel(v, vm, heads, errors, config) {
   setText(v.colOff, `${shortNames(heads)} off`);
   setText(v.caption, `Next-token probabilities after ${who}: every head on, and with ${longNames(heads)} off`);
   const baseline = vm.run.baseline;
-  const bars = baseline?.logitsAt?.(vm.shown) && vm.out.logitsAt?.(vm.shown) ? pairedBars(baseline, vm.out, vm.shown) : [];
+  // heads are off only in a run with outputs
+  const out = /** @type {import("../../model/runs.js").Outputs} */ (vm.out);
+  const bars = baseline?.logitsAt?.(vm.shown) && out.logitsAt?.(vm.shown) ? pairedBars(baseline, out, vm.shown) : [];
   v.rows.forEach((row, i) => {
     const bar = bars[i];
     setHidden(row.tr, !bar);

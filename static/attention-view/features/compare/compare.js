@@ -12,6 +12,7 @@ import { comparison, pinnedSpec, compareResult } from "../../readouts/compare.js
 import { compareRun, runMatches } from "../../model/masked-run.js";
 import { COMPARE_KEYS, COMPARE_ACTIONS } from "./state.js";
 
+/** @param {number} d */
 function signed(d) {
   const v = 100 * d;
   if (Math.abs(v) < 0.05) return "\u00b10.0 pts";
@@ -20,11 +21,17 @@ function signed(d) {
 
 /** A row of small chips (spans: the rows are read, not clicked), pooled per row. */
 class ChipRow {
+  /** @param {HTMLElement} el */
   constructor(el) {
     this.el = el;
+    /** @type {{el: HTMLElement, tok: HTMLElement, pct: HTMLElement}[]} */
     this.chips = [];
   }
 
+  /**
+   * @param {import("../../model/token-labels.js").TokenLabel[]} labels @param {ArrayLike<number>} row
+   * @param {number} q @param {string} scale
+   */
   paint(labels, row, q, scale) {
     while (this.chips.length < labels.length) {
       const tok = h("span.cchip-text");
@@ -56,6 +63,10 @@ export const compare = {
   },
 };
 
+/**
+ * @param {import("../../core/skeleton.js").Slots} slots @param {import("../../core/feature.js").Context} ctx
+ * @returns {import("../../core/feature.js").Part}
+ */
 function mountCompare(slots, ctx) {
   const act = ctx.act;
   const toggle = h("button.compare-toggle", { type: "button", "aria-pressed": "false", text: "Compare with a second sentence" });
@@ -89,7 +100,7 @@ function mountCompare(slots, ctx) {
 
   toggle.addEventListener("click", () => {
     const on = toggle.getAttribute("aria-pressed") === "true";
-    const second = input.value || ctx.textBox().value;
+    const second = input.value || /** @type {HTMLTextAreaElement} */ (ctx.textBox()).value; // built before the features
     act({ type: "compare", compare: on ? null : second });
     if (on) return;
     // Shown at once (the next paint agrees), so that the second box can take the focus.
@@ -101,14 +112,16 @@ function mountCompare(slots, ctx) {
 
   const chipsA = new ChipRow(rowA);
   const chipsB = new ChipRow(rowB);
+  /** @type {Record<"tr"|"word"|"a"|"b"|"fill"|"value", HTMLElement>[]} */
   const diffRows = [];
+  /** @type {import("../../model/runs.js").Run|null} */
   let second = null; // the second text's run; null while the live model is not ready
 
   return {
     // The second text's run, with the same heads switched off as the first.
     async runs(state, model) {
       second = await compareRun(model, state, second);
-      const now = ctx.state();
+      const now = /** @type {import("../../core/state.js").State} */ (ctx.state()); // runs() comes after meta.json
       return !second || runMatches(second, ctx.model(), now.compare, now.ablate);
     },
 

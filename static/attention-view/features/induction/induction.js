@@ -25,11 +25,14 @@ import { wholePercent, softmaxOf } from "../../readouts/readouts.js";
  */
 
 /** @typedef {[number, number]} Head  [layer, head], 1-based */
+/** @typedef {import("../../core/state.js").Meta} Meta */
+/** @typedef {import("../../model/runs.js").Run} Run */
 
 /**
  * The circuit meta.json records; null when it has none. `stripe`: its threshold for a visible
  * stripe cell (an older meta.json has none: every row counts).
  * @returns {{head: Head, reads: Head, stripe: number}|null}
+ * @param {Meta|null} meta
  */
 export function circuitOf(meta) {
   const c = meta?.circuit;
@@ -37,14 +40,14 @@ export function circuitOf(meta) {
   return { head: [c.head.layer, c.head.head], reads: [c.composes_with.layer, c.composes_with.head], stripe: c.stripe ?? 0 };
 }
 
-/** @type {(state: any, head: Head) => boolean} */
+/** @type {(state: import("../../core/state.js").State, head: Head) => boolean} */
 const isOff = (state, [l, hd]) => !!state.off?.heads?.some(([a, b]) => a === l && b === hd);
 /** @type {(head: Head) => string} */
 const headName = ([l, hd]) => `layer ${l} head ${hd}`;
 
 /**
  * The circuit head's induction rows in `out` (a run's outputs), or null.
- * @type {(out: any, ids: number[], head: Head) => ReturnType<typeof inductionRows>}
+ * @type {(out: import("../../model/runs.js").Outputs|null|undefined, ids: number[], head: Head) => ReturnType<typeof inductionRows>}
  */
 const rowsIn = (out, ids, [l, hd]) => {
   return out ? inductionRows((q) => out.attention.row(l - 1, hd - 1, q), ids) : null;
@@ -63,12 +66,14 @@ export const induction = {
     slots.put("row-tools", h("p.story.induction", {}, repeat, line, toggle));
     repeat.addEventListener("click", () => ctx.act({ type: "induction" }));
     toggle.addEventListener("click", () => ctx.act({ type: "ablate", layer: circuit.reads[0], head: circuit.reads[1] }));
+    /** @type {string|null} */
     let pending = null; // the repeated text whose best row is still to be pinned once it has run
 
     /**
      * Pins `run`'s row that tells the story best (readouts/induction.js exampleRow), among
      * the rows that are not the last token when there are any (the last has no next token for
      * the ablation panel to compare); first computes the logits it compares, with every head on.
+     * @param {Run} run
      */
     async function pinBest(run) {
       const out = run.baseline ?? run.out;
@@ -79,8 +84,9 @@ export const induction = {
       const rows = inner.length ? inner : found.rows;
       await ensureLogits(model, run, rows.flatMap((r) => [r.query, r.key - 1]));
       if (ctx.run() !== run) return; // the reader moved on meanwhile
+      /** @param {number} q */
       const pNext = (q) => {
-        const logits = q + 1 < run.ids.length ? out.logitsAt(q) : null;
+        const logits = q + 1 < run.ids.length ? /** @type {(q: number) => Float32Array|null} */ (/** @type {import("../../model/runs.js").Outputs} */ (out).logitsAt)(q) : null;
         if (!logits) return 0;
         const { max, sum } = softmaxOf(logits);
         return Math.exp(logits[run.ids[q + 1]] - max) / sum;
@@ -132,6 +138,7 @@ export const induction = {
         const n = found.rows.length;
         const who = headName(circuit.head);
         const reads = headName(circuit.reads);
+        /** @param {number} i */
         const q = (i) => `\u00ab${view.names[i]}\u00bb`;
         if (!off) {
           setText(line, row
@@ -142,6 +149,7 @@ export const induction = {
               `each of the ${n} tokens seen before. It reads ${reads}:`);
           return;
         }
+        /** @param {number|undefined} w */
         const was = (w) => (w === undefined ? "" : ` (${wholePercent(w)} with it on)`);
         setText(line, row
           ? `With ${reads} off, ${who} puts ${wholePercent(row.weight)} on ${q(row.key)}${was(before?.weight)}, and ` +
