@@ -7,10 +7,14 @@
 import { TABLE, index, hexColor, level } from "../readouts/palette.js";
 import { viewMatrix } from "../readouts/readouts.js";
 
+/**
+ * @param {HTMLCanvasElement} canvas @param {number} width @param {number} height
+ * @returns {CanvasRenderingContext2D}
+ */
 function sized(canvas, width, height) {
   if (canvas.width !== width) canvas.width = width;
   if (canvas.height !== height) canvas.height = height;
-  return canvas.getContext("2d");
+  return /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
 }
 
 // The palette as packed RGBA words in the platform's byte order, so a pixel is one write.
@@ -21,10 +25,12 @@ const PACKED = Uint32Array.from(TABLE, ([r, g, b]) => (LITTLE_ENDIAN
 
 // One ImageData per canvas, reused while T stays the same: a new one per keystroke was a 64 KB
 // allocation at T = 128 (and garbage to collect).
+/** @type {WeakMap<HTMLCanvasElement, {img: ImageData, words: Uint32Array}>} */
 const images = new WeakMap(); // canvas -> {img, words}
 
 // Draws the T x T lower-triangular matrix m, one pixel per cell, coloured on `scale`; cells
 // above the diagonal (later keys) are cleared, so the hatching behind the canvas shows.
+/** @param {HTMLCanvasElement} canvas @param {ArrayLike<number>} m @param {number} T @param {string} scale */
 export function paintMatrix(canvas, m, T, scale) {
   const ctx = sized(canvas, T, T);
   let cached = images.get(canvas);
@@ -51,19 +57,22 @@ const MAX_STOPS = 32;
 // transparent and the hatching behind them shows. A width change would cost layout.
 // The string is kept short (hex colours, one decimal, positions cached per bucket count): the
 // browser parses 16 of them on every keystroke, and parsing was most of their cost.
+/** @type {Map<number, string[]>} */
 const positions = new Map(); // buckets -> ["0.0% 12.5%", ...]
 
+/** @param {number} buckets @returns {string[]} */
 function stopPositions(buckets) {
   if (!positions.has(buckets)) {
     positions.set(buckets, Array.from({ length: buckets }, (_, b) =>
       `${((100 * b) / buckets).toFixed(1)}% ${((100 * (b + 1)) / buckets).toFixed(1)}%`));
   }
-  return positions.get(buckets);
+  return /** @type {string[]} */ (positions.get(buckets));
 }
 
 /**
  * Where key `k` sits along a strip of `T` keys drawn by rowGradient: its bucket's left edge and
  * width, as fractions of the strip (one key per bucket up to MAX_STOPS keys).
+ * @param {number} k @param {number} T
  */
 export function keySpan(k, T) {
   const buckets = Math.min(T, MAX_STOPS);
@@ -73,6 +82,7 @@ export function keySpan(k, T) {
   return { left: b / buckets, width: 1 / buckets };
 }
 
+/** @param {ArrayLike<number>} row @param {number} upto @param {number} T @param {string} scale */
 export function rowGradient(row, upto, T, scale) {
   const buckets = Math.min(T, MAX_STOPS);
   const at = stopPositions(buckets);
@@ -92,11 +102,13 @@ export function rowGradient(row, upto, T, scale) {
  * The selected view's full matrix; `marker` (an overlay element) outlines the shown row and
  * `row0` (another overlay) veils query row 0, which is always 100% on itself and would
  * otherwise be the brightest thing on screen. The canvas keeps the true colours of every cell.
+ * @param {HTMLCanvasElement} canvas @param {HTMLElement} marker @param {import("../core/view.js").View} vm  a view with outputs
+ * @param {HTMLElement|null} [row0]
  */
 export function drawHeatmap(canvas, marker, vm, row0) {
   const { out, shown, state } = vm;
-  const T = out.T;
-  paintMatrix(canvas, viewMatrix(out, state), T, state.scale);
+  const T = /** @type {import("../model/runs.js").Outputs} */ (out).T;
+  paintMatrix(canvas, viewMatrix(/** @type {import("../model/runs.js").Outputs} */ (out), state), T, state.scale);
   // Height changes with T only; moving between rows is a transform (no layout): a
   // translateY percentage is of the marker's own height, i.e. one row per 100%.
   const height = `${(100 / T).toFixed(4)}%`;

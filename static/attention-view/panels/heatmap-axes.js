@@ -11,14 +11,27 @@ import { viewMatrix, viewName, wholePercent } from "../readouts/readouts.js";
 // ~1.2rem or more, so ticks stay legible at T = 128 (every 8th token).
 const MAX_LABELS = 16;
 
-/** Label every `step`-th token: the smallest of 1, 2, 4, 8, ... that keeps ≤ MAX_LABELS. */
+/**
+ * @typedef {import("../core/view.js").View} View
+ * @typedef {import("../model/runs.js").Outputs} Outputs
+ * @typedef {ReturnType<typeof buildAxes>} Axes
+ * @typedef {{q: number, k: number}} Cell  a query's row and a key's column, 0-based
+ */
+
+/**
+ * Label every `step`-th token: the smallest of 1, 2, 4, 8, ... that keeps ≤ MAX_LABELS.
+ * @param {number} T
+ */
 export function labelStep(T) {
   let step = 1;
   while (Math.ceil(T / step) > MAX_LABELS) step *= 2;
   return step;
 }
 
-/** The DOM of the labelled heatmap around an existing canvas frame; returns its refs. */
+/**
+ * The DOM of the labelled heatmap around an existing canvas frame; returns its refs.
+ * @param {HTMLElement} frame
+ */
 export function buildAxes(frame) {
   const top = h("div.axis.axis-top", { "aria-hidden": "true" });
   const left = h("div.axis.axis-left", { "aria-hidden": "true" });
@@ -34,6 +47,10 @@ export function buildAxes(frame) {
 // Positions a pool of label spans along an axis (percentages of the axis, no layout reads).
 // Spans are reused and only changed texts are written: a keystroke that changes one token
 // then touches one label, not all of them.
+/**
+ * @param {HTMLElement & {pool?: HTMLElement[]}} axis @param {string[]} names @param {number} step @param {number} T
+ * @param {"left"|"top"} prop
+ */
 function placeLabels(axis, names, step, T, prop) {
   const pool = (axis.pool ??= []);
   let n = 0;
@@ -53,9 +70,12 @@ function placeLabels(axis, names, step, T, prop) {
   for (; n < pool.length; n++) if (!pool[n].hidden) pool[n].hidden = true;
 }
 
-/** Rewrites the axis labels, only when the tokens changed (a keystroke that adds none is free). */
+/**
+ * Rewrites the axis labels, only when the tokens changed (a keystroke that adds none is free).
+ * @param {Axes} ax @param {View} vm  a view with outputs
+ */
 export function paintAxes(ax, vm) {
-  const T = vm.out.T;
+  const T = /** @type {Outputs} */ (vm.out).T;
   const key = `${T}\u0000${vm.names.join("\u0000")}`;
   if (ax.labelsKey === key) return;
   ax.labelsKey = key;
@@ -64,11 +84,14 @@ export function paintAxes(ax, vm) {
   placeLabels(ax.left, vm.names, step, T, "top");
 }
 
-/** The readout for one cell of the view's matrix. */
+/**
+ * The readout for one cell of the view's matrix.
+ * @param {View} vm  a view with outputs @param {number} q @param {number} k
+ */
 export function cellText(vm, q, k) {
   const { names } = vm;
   if (k > q) return `\u00ab${names[q]}\u00bb \u2192 \u00ab${names[k]}\u00bb: a later token, masked`;
-  const w = viewMatrix(vm.out, vm.state)[q * vm.out.T + k];
+  const w = viewMatrix(/** @type {Outputs} */ (vm.out), vm.state)[q * /** @type {Outputs} */ (vm.out).T + k];
   return `\u00ab${names[q]}\u00bb \u2192 \u00ab${names[k]}\u00bb ${wholePercent(w)}`;
 }
 
@@ -77,23 +100,29 @@ export function cellText(vm, q, k) {
  * a hint. `cell` values are {q, k} or null.
  */
 export class HeatmapCursor {
+  /** @param {Axes} ax @param {HTMLCanvasElement} canvas */
   constructor(ax, canvas) {
     this.ax = ax;
     this.canvas = canvas;
+    /** @type {Cell|null} */
     this.hover = null;
+    /** @type {Cell|null} */
     this.focus = null; // the keyboard's cell while the heatmap has focus
+    /** @type {View|null} */
     this.vm = null;
   }
 
+  /** @param {View} vm */
   update(vm) {
     this.vm = vm;
     const T = vm.out ? vm.out.T : 0;
-    for (const c of ["hover", "focus"]) {
+    for (const c of /** @type {("hover"|"focus")[]} */ (["hover", "focus"])) {
       if (this[c] && (this[c].q >= T || this[c].k >= T)) this[c] = null;
     }
     this.paint();
   }
 
+  /** @param {Cell|null} cell */
   setHover(cell) {
     this.hover = cell;
     this.paint();
@@ -117,7 +146,10 @@ export class HeatmapCursor {
     this.paint();
   }
 
-  /** Arrow keys: up/down change the query, left/right the key (keys stay ≤ the query). */
+  /**
+   * Arrow keys: up/down change the query, left/right the key (keys stay ≤ the query).
+   * @param {number} dq @param {number} dk
+   */
   move(dq, dk) {
     if (!this.focus || !this.vm?.out) return;
     const T = this.vm.out.T;
@@ -129,7 +161,7 @@ export class HeatmapCursor {
 
   paint() {
     const { ax, vm } = this;
-    const cell = this.hover ?? this.focus;
+    const cell = /** @type {Cell} */ (this.hover ?? this.focus); // read only when `on`
     const on = Boolean(cell && vm?.out);
     setHidden(ax.crossRow, !on);
     setHidden(ax.crossCol, !on);
@@ -151,9 +183,14 @@ export class HeatmapCursor {
   }
 }
 
-/** Which cell a pointer at (clientX, clientY) is over. */
+/**
+ * Which cell a pointer at (clientX, clientY) is over.
+ * @param {Element} canvas @param {number} clientX @param {number} clientY @param {number} T
+ * @returns {Cell}
+ */
 export function cellAt(canvas, clientX, clientY, T) {
   const rect = canvas.getBoundingClientRect();
+  /** @param {number} v */
   const at = (v) => Math.max(0, Math.min(T - 1, Math.floor(v * T)));
   return { q: at((clientY - rect.top) / rect.height), k: at((clientX - rect.left) / rect.width) };
 }

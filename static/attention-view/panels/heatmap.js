@@ -12,6 +12,7 @@ import { drawHeatmap } from "./charts.js";
 import { buildAxes, paintAxes, labelStep, HeatmapCursor, cellAt } from "./heatmap-axes.js";
 import { isHeadOff } from "../model/head-set.js";
 
+/** @type {Object<string, [number, number]|undefined>} */
 const CELL_KEYS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
 /** @type {import("../core/feature.js").Feature} */
@@ -33,7 +34,7 @@ export const heatmap = {
     const axes = buildAxes(frame);
     const panel = slots.put("map", h("section.panel.map-panel", {}, title, offNote, axes.grid, axes.readout, caption));
     const skip = slots.put("top", h("a.skip-link", { href: "#heatmap", text: "Skip to the heatmap" }));
-    skip.addEventListener("click", (e) => {
+    skip.addEventListener("click", (/** @type {MouseEvent} */ e) => {
       e.preventDefault(); // the fragment cannot reach into the shadow root
       canvas.focus({ preventScroll: true });
       canvas.scrollIntoView({ block: "center" });

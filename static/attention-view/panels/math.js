@@ -13,11 +13,20 @@ import { h, scrollBox } from "../core/dom.js";
 import { headRow, scoreRow, ranked, percent } from "../readouts/readouts.js";
 import { positionScheme } from "../readouts/positions.js";
 
+/** @type {WeakMap<HTMLElement, {tr: HTMLElement, cells: HTMLElement[]}[]>} */
+/**
+ * @typedef {import("../core/view.js").View} View
+ * @typedef {import("../model/runs.js").Outputs} Outputs
+ * @typedef {ReturnType<typeof positionScheme>} Scheme
+ * @typedef {{mathIntro: HTMLElement, mathBody: HTMLElement, mathHead: HTMLElement}} Refs
+ */
+
 const pools = new WeakMap(); // tbody -> pooled rows
 
+/** @param {number|null} x @param {number} [digits] */
 function fmt(x, digits = 4) {
   if (x === -Infinity || x === null) return "\u2212\u221e";
-  return x.toFixed(digits).replace("-", "\u2212");
+  return /** @type {number} */ (x).toFixed(digits).replace("-", "\u2212");
 }
 
 const COLUMNS = {
@@ -25,15 +34,21 @@ const COLUMNS = {
   alibi: ["key", "q\u00b7k \u00f7 \u221ad", "distance bias", "score", "softmax weight"],
 };
 
+/** @param {Refs} refs @param {Scheme["scheme"]} scheme */
 function header(refs, scheme) {
   if (refs.mathHead.dataset.scheme === scheme) return;
   refs.mathHead.dataset.scheme = scheme;
   refs.mathHead.replaceChildren(h("tr", {}, ...COLUMNS[scheme].map((text) => h("th", { scope: "col", text }))));
 }
 
+/**
+ * @param {View} vm  a view with outputs @param {Scheme} pos
+ * @param {{layer: number, head: number, q: number, dHead: number, root: number, best: number,
+ *   scores: ArrayLike<number>, weights: ArrayLike<number>}} numbers
+ */
 function intro(vm, pos, { layer, head, q, dHead, root, best, scores, weights }) {
   const { out, names } = vm;
-  const later = out.T - q - 1;
+  const later = /** @type {Outputs} */ (out).T - q - 1;
   const other = vm.state.view === "head" ? "" :
     ` (The math belongs to one head, so this is layer ${layer}, head ${head}, not the ${vm.state.view} view.)`;
   const how = pos.scheme === "alibi"
@@ -42,16 +57,20 @@ function intro(vm, pos, { layer, head, q, dHead, root, best, scores, weights }) 
       "(ALiBi, linear biases instead of position embeddings), so nearer keys start ahead. "
     : `The model's scores are q\u00b7k divided by \u221ad_head = \u221a${dHead} \u2248 ${root.toFixed(3)}, ` +
       `so each raw score below is the scaled one times ${root.toFixed(3)}. `;
-  return `Layer ${layer}, head ${head}, query \u00ab${names[q]}\u00bb (token ${q + 1} of ${out.T}).${other} ` + how +
+  return `Layer ${layer}, head ${head}, query \u00ab${names[q]}\u00bb (token ${q + 1} of ${/** @type {Outputs} */ (out).T}).${other} ` + how +
     `Softmax turns the ${q + 1} scores into weights, e^s / \u03a3 e^s: the largest, ` +
     `${fmt(scores[best])} on \u00ab${names[best]}\u00bb, gets the largest share, ${percent(weights[best])}. ` +
     (later ? `The ${later} later key${later === 1 ? " is" : "s are"} masked: \u2212\u221e, and e^\u2212\u221e = 0.`
       : "No key is masked: this is the last token.");
 }
 
-/** Fills the math panel for a view (core/view.js). */
+/**
+ * Fills the math panel for a view (core/view.js).
+ * @param {Refs} refs @param {View} vm  a view with outputs
+ */
 function renderMath(refs, vm) {
-  const { out, shown: q, names, meta } = vm;
+  const { shown: q, names, meta } = vm;
+  const out = /** @type {Outputs} */ (vm.out);
   const layer = vm.state.layer;
   const head = vm.state.head;
   const pos = positionScheme(meta);
@@ -65,6 +84,7 @@ function renderMath(refs, vm) {
 
   const width = COLUMNS[pos.scheme].length;
   const body = refs.mathBody;
+  /** @type {{tr: HTMLElement, cells: HTMLElement[]}[]|undefined} */
   let rows = pools.get(body);
   if (!rows || (rows.length && rows[0].cells.length !== width)) {
     body.replaceChildren();
@@ -112,6 +132,7 @@ export const math = {
       // The columns depend on the model's position scheme: header() writes them.
       scrollBox("The math, one row per key", h("table.math-table", {}, refs.mathHead, refs.mathBody))));
     slots.put("math", details);
+    /** @type {View|null} */
     let last = null;
     details.addEventListener("toggle", () => {
       if (details.open && last?.out) renderMath(refs, last);

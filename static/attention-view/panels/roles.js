@@ -17,7 +17,10 @@ import { headRoles } from "../readouts/head-roles.js";
  * @property {string} [roleLabel]  the label painted last ("" without one)
  */
 
-/** The role label and hidden definition for a card whose id prefix is `id`. */
+/**
+ * The role label and hidden definition for a card whose id prefix is `id`.
+ * @param {string} id @param {string} spec  the label's h() spec
+ */
 export function roleNodes(id, spec) {
   const role = h(spec);
   const def = h("span.sr-only.role-def", { id });

@@ -31,6 +31,7 @@ export const rowTable = {
     /** @type {{tr: HTMLElement, name: HTMLElement, value: HTMLElement, push: HTMLElement}[]} */
     const rows = [];
 
+    /** @param {import("../core/view.js").View} view */
     const fill = (view) => {
       const values = view.out ? viewRow(view.out, view.state, view.shown) : null;
       const count = values ? view.shown + 1 : 0;

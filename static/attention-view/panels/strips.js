@@ -13,13 +13,23 @@ import { rowGradient, keySpan } from "./charts.js";
 import { roleNodes, paintRoles } from "./roles.js";
 import { wordAndPiece } from "../model/token-labels.js";
 
+/**
+ * @typedef {import("../core/state.js").State["view"]} View
+ * @typedef {import("./roles.js").RoleNodes & Record<"button"|"fill"|"mark"|"top"|"pin", HTMLElement> &
+ *   {layer: number, head: number, view: View, gradient: string}} Mini  one strip (head 0: a layer's average or rollout)
+ */
+
 // What the two strips that are no single head show (a head's title is its role: roles.js).
+/** @type {Object<string, ((l: number) => string)|undefined>} */
 const VIEW_TITLES = {
   average: (l) => `The average of layer ${l}\u2019s heads`,
   rollout: (l) => `Attention rollout: how attention compounds through the layers up to layer ${l}`,
 };
 
-/** A label under a strip, under key `k`'s cell (the label's own anchor slides with it, so it stays inside). */
+/**
+ * A label under a strip, under key `k`'s cell (the label's own anchor slides with it, so it stays inside).
+ * @param {HTMLElement} label @param {number} k @param {number} T
+ */
 function placeLabel(label, k, T) {
   const { left, width } = keySpan(k, T);
   const at = `${(100 * (left + width / 2)).toFixed(1)}%`;
@@ -29,7 +39,10 @@ function placeLabel(label, k, T) {
   }
 }
 
-/** Outlines key `k`'s cell on a strip. */
+/**
+ * Outlines key `k`'s cell on a strip.
+ * @param {HTMLElement} mark @param {number} k @param {number} T
+ */
 function placeMark(mark, k, T) {
   const { left, width } = keySpan(k, T);
   const [l, w] = [`${(100 * left).toFixed(2)}%`, `${(100 * width).toFixed(2)}%`];
@@ -45,10 +58,11 @@ export const strips = {
     const { n_layer: nLayer, n_head: nHead } = /** @type {import("../core/state.js").Meta} */ (ctx.meta()).config;
     const title = heading(ctx.host, "div.panel-title");
     const grid = h("div.grid");
+    /** @type {Mini[]} */
     const minis = [];
     for (let l = 1; l <= nLayer; l++) {
       const line = h("div.grid-line", { role: "group", "aria-label": `Layer ${l}` }, h("span.grid-layer", { text: `Layer ${l}` }));
-      const kinds = [...Array.from({ length: nHead }, (_, i) => ["head", i + 1]), ["average", 0], ["rollout", 0]];
+      const kinds = /** @type {[View, number][]} */ ([...Array.from({ length: nHead }, (_, i) => ["head", i + 1]), ["average", 0], ["rollout", 0]]);
       for (const [view, head] of kinds) {
         const name = view === "head" ? `head ${head}` : view;
         const fill = h("span.mini-fill");

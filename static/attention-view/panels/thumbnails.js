@@ -19,7 +19,16 @@ import { trailing } from "../core/trailing.js";
 
 const TRAIL_MS = 120;
 
-/** The head's example sentence from meta.json, when it has one. */
+/**
+ * One head's thumbnail, and the run and scale it was last drawn for.
+ * @typedef {import("./roles.js").RoleNodes & Record<"button"|"canvas"|"example", HTMLElement> &
+ *   {layer: number, head: number, out: import("../model/runs.js").Outputs|null, scale: string}} Thumb
+ */
+
+/**
+ * The head's example sentence from meta.json, when it has one.
+ * @param {import("../core/state.js").Meta|null} meta @param {number} layer @param {number} head
+ */
 function exampleOf(meta, layer, head) {
   const ex = meta?.heads?.find?.((x) => x.layer === layer && x.head === head)?.example;
   return ex && typeof ex.text === "string" ? ex : null;
@@ -28,6 +37,7 @@ function exampleOf(meta, layer, head) {
 /**
  * "See it do this": the example, with focus on its pinned token (a keyboard reader lands where
  * it is), and the row brought to the top of the screen: the button sits far below it.
+ * @param {import("../core/feature.js").Context} ctx @param {number} layer @param {number} head
  */
 function showExample(ctx, layer, head) {
   ctx.act({ type: "example", layer, head }, { focusChip: true });
@@ -46,6 +56,7 @@ function remembered() {
   }
 }
 
+/** @param {boolean} open */
 function remember(open) {
   try {
     localStorage.setItem(KEY, open ? "open" : "closed");
@@ -59,6 +70,7 @@ export const thumbnails = {
   name: "thumbnails",
   mount(slots, ctx) {
     const { n_layer: nLayer, n_head: nHead } = /** @type {import("../core/state.js").Meta} */ (ctx.meta()).config;
+    /** @type {Thumb[]} */
     const thumbs = [];
     const box = h("div.thumbs");
     for (let l = 1; l <= nLayer; l++) {
@@ -104,13 +116,15 @@ export const thumbnails = {
     });
 
     const roles = {};
+    /** @param {import("../core/view.js").View} view  a view with outputs */
     const draw = (view) => {
       const { out, state } = view;
       for (const t of thumbs) {
         if (t.out === out && t.scale === state.scale) continue;
         t.out = out;
         t.scale = state.scale;
-        paintMatrix(t.canvas, headMatrix(out, t.layer - 1, t.head - 1), out.T, state.scale);
+        paintMatrix(/** @type {HTMLCanvasElement} */ (t.canvas), headMatrix(/** @type {import("../model/runs.js").Outputs} */ (out), t.layer - 1, t.head - 1),
+          /** @type {import("../model/runs.js").Outputs} */ (out).T, state.scale);
       }
     };
     const trail = trailing(draw, TRAIL_MS);
