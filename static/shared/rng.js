@@ -5,6 +5,7 @@
 
 // mulberry32: 32-bit state, good enough for sampling demos, and one line to
 // reseed so every draw on the page is reproducible from its seed.
+/** @param {number} seed @returns {() => number} */
 export function mulberry32(seed) {
   let a = seed >>> 0;
   return function uniform() {
@@ -17,7 +18,9 @@ export function mulberry32(seed) {
 }
 
 // Box-Muller, keeping the second value of each pair for the next call.
+/** @param {() => number} uniform  draws in [0, 1) @returns {() => number} */
 export function normalSampler(uniform) {
+  /** @type {number|null} */
   let spare = null;
   return function normal() {
     if (spare !== null) {
@@ -34,6 +37,7 @@ export function normalSampler(uniform) {
   };
 }
 
+/** @param {number} seed */
 export function seededNormal(seed) {
   return normalSampler(mulberry32(seed));
 }

@@ -7,9 +7,13 @@
 import { h, setText } from "../core/dom.js";
 import { roleLegend } from "../readouts/head-roles.js";
 
+/** @param {number} n @param {string} word */
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-/** The sentences above the grid for a model of `config`'s shape, about the token «who». */
+/**
+ * The sentences above the grid for a model of `config`'s shape, about the token «who».
+ * @param {{n_layer: number, n_head: number}} config @param {string} who
+ */
 export function headsIntro(config, who) {
   const { n_layer: layers, n_head: heads } = config;
   const after = layers === 2 ? "the second reads what the first wrote" : "each reads what the ones before it wrote";

@@ -19,7 +19,10 @@ function stored() {
 
 let dismissed = stored(); // one answer for every view of the page
 
-/** The first word of `labels` made of several tokens, as {text, pieces}, or null. */
+/**
+ * The first word of `labels` made of several tokens, as {text, pieces}, or null.
+ * @param {import("../model/token-labels.js").TokenLabel[]} labels
+ */
 export function splitWord(labels) {
   const word = wordsOf(labels).list.find((w) => w.last > w.first && w.text.trim() !== "");
   if (!word) return null;
