@@ -23,9 +23,10 @@ from attention_live.meta_schema import MetaInvalid, check_meta
 from export import default_view
 from export.checks import check_out_folder, check_view_flags, parse_head_order, training_shape, view_number
 from export.circuit import circuit_example, measure_circuit
+from export.direct_contribution import mean_direct_contributions
 from export.example_source import EXAMPLES_FROM, measure_model
 from export.golden import golden_outputs
-from export.heads import HELDOUT_SOURCE, PROBE_TEXT, ort_run
+from export.heads import HELDOUT_SOURCE, PROBE_TEXT, heldout_windows, ort_run
 from export.parity import ParityError, check_parity, session_for
 from export.replace_folder import Interrupts, replacing_folder, run_replacing
 from export.story import load_sentences
@@ -108,6 +109,8 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
     circuit = measure_circuit(run, measured["heads"], counts, cfg.n_layer, cfg.n_head, cfg.n_ctx)
     if circuit and circuit["composes_with"]:  # the pages' example of it: the opening sentence, repeated
         circuit["example"] = circuit_example(run, tokenizer, circuit, default["text"], cfg.n_ctx)
+    # On the heads' own held-out windows, through the full graph (the measuring one has no attribution).
+    pushes = mean_direct_contributions(session_for(onnx_bytes), heldout_windows(tokenizer.encode(heldout_text).ids, cfg.n_ctx))
     files = {
         "model.onnx": onnx_bytes,
         "tokenizer.json": ckpt["tokenizer_json"].encode("utf-8"),
@@ -136,6 +139,8 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
         "head_definitions": measured["definitions"],
         # The induction circuit, when the model has an induction head after layer 1 (else null).
         "circuit": circuit,
+        # Each head's mean direct contribution to the model's top-1 prediction (export/direct_contribution.py).
+        "direct_contribution": pushes,
         "onnx": {"opset": opset, "axes": expected_axes(cfg), "inputs": INPUT_NOTES},
     }
     # The snapshots' graphs and figures, the shipped model as the last point (export/timeline.py).
