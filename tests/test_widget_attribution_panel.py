@@ -76,7 +76,7 @@ def test_the_row_colours_by_push(reused_live_page):
     legend = page.evaluate(f"() => {SHADOW}.querySelector('.legend').textContent")
     assert f"{span:.2f}" in legend
     # The screen-reader table has the same numbers, to three places.
-    page.wait_for_function(f"""() => !{SHADOW}.querySelector(".sr-only thead th:nth-child(3)").hidden""")
+    page.wait_for_selector("attention-view .sr-only thead th:nth-child(3)", state="attached")
     cells = page.evaluate(f"""() => [...{SHADOW}.querySelectorAll(".sr-only tbody tr:not([hidden]) td:nth-child(3)")]
       .map((td) => td.textContent)""")
     assert [float(c) for c in cells] == pytest.approx(keys, abs=0.00051)

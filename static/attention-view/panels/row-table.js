@@ -13,6 +13,13 @@ import { pushedRow } from "../readouts/attribution.js";
 
 const TRAIL_MS = 150;
 
+/** Puts `cell` at the end of `tr` or takes it out, touching the DOM only on a change. */
+function cellIn(tr, cell, on) {
+  if (on === (cell.parentNode === tr)) return;
+  if (on) tr.append(cell);
+  else cell.remove();
+}
+
 /** @type {import("../core/feature.js").Feature} */
 export const rowTable = {
   name: "row-table",
@@ -21,10 +28,11 @@ export const rowTable = {
     const caption = h("caption");
     const body = h("tbody");
     // The "push toward" colouring's numbers, while the row shows it (readouts/attribution.js).
-    const pushHead = h("th", { scope: "col", hidden: true });
-    const table = h("table", {}, caption,
-      h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Token" }), h("th", { scope: "col", text: "Attention" }), pushHead)),
-      body);
+    // Its cells are in the rows only then, not kept hidden: a row of the table is then exactly
+    // what it reads, a token and its attention, whatever reads the cells.
+    const pushHead = h("th", { scope: "col" });
+    const headRow = h("tr", {}, h("th", { scope: "col", text: "Token" }), h("th", { scope: "col", text: "Attention" }));
+    const table = h("table", {}, caption, h("thead", {}, headRow), body);
     // Wrapped: a table grows to fit its cells, so only a box around it can be clipped to 1px.
     slots.put("end", h("div.sr-only", {}, table));
     slots.declare("row-table-foot", table);
@@ -38,20 +46,20 @@ export const rowTable = {
       while (rows.length < count) {
         const name = h("th", { scope: "row" });
         const value = h("td");
-        const push = h("td", { hidden: true });
-        const tr = h("tr", {}, name, value, push);
+        const push = h("td");
+        const tr = h("tr", {}, name, value);
         body.append(tr);
         rows.push({ tr, name, value, push });
       }
       const pushed = values && view.state.scale === "push" ? pushedRow(view) : null;
-      setHidden(pushHead, !pushed);
+      cellIn(headRow, pushHead, pushed !== null);
       if (pushed) setText(pushHead, `Push toward ${pushed.name} (${pushed.head}, logit units)`);
       rows.forEach((r, k) => {
         setHidden(r.tr, k >= count);
         if (k >= count) return;
         setText(r.name, view.names[k]);
         setText(r.value, percent(/** @type {Float64Array} */ (values)[k]));
-        setHidden(r.push, !pushed);
+        cellIn(r.tr, r.push, pushed !== null);
         if (pushed) setText(r.push, pushed.values[k].toFixed(3));
       });
       const { state } = view;
