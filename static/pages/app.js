@@ -5,12 +5,15 @@
 import { define, STATE_KEYS, fromHash, toHash } from "../attention-view/widget.js";
 import { continuationLink, replay, isReplaying } from "./continue-link.js";
 
+/** @typedef {import("./continue-link.js").ChangeDetail} ChangeDetail */
+
 const view = /** @type {import("../attention-view/widget.js").AttentionViewElement} */ (document.querySelector("attention-view"));
 const TYPING_PAUSE_MS = 400;
 // Before the view has computed a long text (so what it shows is not known yet), a link keeps
 // at most this many of its last characters; then exactly the shown part.
 const MAX_LINK_CHARS = 4096;
 
+/** @param {string} hash */
 function apply(hash) {
   const attrs = fromHash(hash);
   for (const name of STATE_KEYS) {
@@ -33,11 +36,12 @@ view.after(note);
 /**
  * The state a link stores: a text longer than the model reads is cut to the part the view
  * shows (its last n_ctx tokens), since a pasted book would make a link no browser opens.
+ * @param {ChangeDetail} detail
  */
 async function linkState(detail) {
   const result = await view.ready.catch(() => null);
   const shown = result && result.text === detail.text && result.truncated
-    ? result.tokens.map((t) => t.text).join("") : null;
+    ? result.tokens.map((/** @type {{text: string}} */ t) => t.text).join("") : null;
   let text = detail.text;
   if (shown !== null) text = shown;
   else if (text.length > MAX_LINK_CHARS) text = text.slice(-MAX_LINK_CHARS);
@@ -54,11 +58,13 @@ async function linkState(detail) {
 
 // Typing writes the URL once per pause, not per key: keystrokes stay tokenize + run + draw,
 // and one burst of typing is one history entry. Pins and head choices get their own entries.
+/** @type {number|null} */
 let pending = null;
 /** @type {string|false} the burst ("typing", "generate") the history entry being replaced belongs to */
 let typingEntry = false;
 let writes = 0;
 
+/** @param {ChangeDetail} detail @param {boolean} push */
 async function write(detail, push) {
   const ticket = ++writes;
   const { state, suffix } = continuationLink(await linkState(detail));
@@ -70,9 +76,9 @@ async function write(detail, push) {
 }
 
 view.addEventListener("change", (event) => {
-  const { detail } = /** @type {CustomEvent} */ (event);
+  const { detail } = /** @type {CustomEvent<ChangeDetail>} */ (event);
   if (detail.action === "generate" && isReplaying()) return; // the link being written again stays
-  clearTimeout(pending);
+  clearTimeout(/** @type {number} */ (pending)); // null: nothing to clear
   // Typing in either text box, or the model writing: one history entry per burst.
   const burst = detail.action === "generate" ? "generate" : detail.action === "text" || detail.action === "compareText" ? "typing" : null;
   if (burst) {
@@ -87,7 +93,7 @@ view.addEventListener("change", (event) => {
 });
 
 window.addEventListener("popstate", () => {
-  clearTimeout(pending);
+  clearTimeout(/** @type {number} */ (pending)); // null: nothing to clear
   typingEntry = false;
   apply(location.hash);
   replay(view, location.hash);

@@ -11,7 +11,17 @@ import { fromHash } from "../attention-view/widget.js";
 
 const KEY = "continue";
 
-/** N from a fragment's `continue=N`, or null. */
+/**
+ * A `change` event's detail (core/dispatch.js writeState): every state key's value, the pinned
+ * token as a word, the action's type, and `continued` (features/generation/generation.js).
+ * @typedef {Object<string, unknown> & {text: string, token: string|number|null, word: string|null, action: string,
+ *   continued?: {text: string, tokens: number, temperature: number, topk: number, seed: number}|null}} ChangeDetail
+ */
+
+/**
+ * N from a fragment's `continue=N`, or null.
+ * @param {string|null|undefined} hash
+ */
 export function continueCount(hash) {
   const value = new URLSearchParams(String(hash || "").replace(/^#/, "")).get(KEY);
   // Digits only, as the view's own numbers (state.js): Number() would read "0x10" or "1e1".
@@ -23,6 +33,7 @@ export function continueCount(hash) {
 /**
  * A link's state and the `continue` suffix for a change detail: while the view shows a
  * continuation, the text before it and the settings that wrote it; otherwise as it is.
+ * @param {ChangeDetail} state
  */
 export function continuationLink(state) {
   const c = state.continued;
@@ -33,6 +44,7 @@ export function continuationLink(state) {
   };
 }
 
+/** @type {Promise<void>|null} */
 let replaying = null;
 
 /** True while a link's continuation is being written again (its changes are the link's own). */
@@ -43,6 +55,7 @@ export function isReplaying() {
 /**
  * For a fragment with `continue=N` (its other settings already on `view`): once the view is
  * live on the text, lets the model write the N tokens again, then pins the link's token.
+ * @param {import("../attention-view/widget.js").AttentionViewElement} view @param {string} hash
  */
 export function replay(view, hash) {
   const n = continueCount(hash);

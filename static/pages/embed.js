@@ -19,6 +19,7 @@ define();
 const full = /** @type {HTMLAnchorElement} */ (document.querySelector(".embed-full"));
 const livePage = full.getAttribute("href");
 function linkFullPage() {
+  /** @type {Object<string, string|null>} */
   const state = {};
   for (const name of STATE_KEYS) state[name] = view.getAttribute(name);
   full.setAttribute("href", livePage + toHash(state));
