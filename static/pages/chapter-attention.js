@@ -10,12 +10,17 @@ import { PUSH_CLAIMS } from "./chapter-pushes.js";
 
 const dHead = Number(/** @type {HTMLElement|null} */ (document.querySelector("[data-d-head]"))?.dataset.dHead);
 
+/** @param {string} name */
 const quote = (name) => `\u00ab${name}\u00bb`;
+/** @param {number} n @param {string} word */
 const plural = (n, word) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
+/** @param {number} x */
 const fixed = (x) => x.toFixed(2).replace("-", "\u2212");
 // A slope as small as 1/256 would read "0.00" at two decimals: two significant digits instead.
+/** @param {number} x */
 const slopeText = (x) => (Math.abs(x) >= 0.01 ? fixed(x) : String(Number(x.toPrecision(2))));
 // "Layer 2, head 3" or "The average of layer 2's heads", to follow "in" mid-sentence.
+/** @param {Parameters<typeof viewName>[0]} r */
 const inView = (r) => {
   const name = viewName(r);
   return name[0].toLowerCase() + name.slice(1);
@@ -23,12 +28,14 @@ const inView = (r) => {
 
 // Each claim: (result, data) -> sentence; `data` is viewData(result) (the view's matrix and
 // row, token names). `q` is the pinned token.
+/** @type {Object<string, import("./chapter-pushes.js").Claim>} */
 const CLAIMS = {
   top(r, d) {
     const q = r.token;
     const who = quote(d.names[q]);
     if (q === 0) return `${who} is the first token: with nothing before it, all 100% stays on itself.`;
     const [a, b] = ranked(d.row, q);
+    /** @param {number} k */
     const self = (k) => (k === q ? " (itself)" : "");
     const rest = 1 - d.row[a] - d.row[b];
     const others = q + 1 - 2;
@@ -127,7 +134,7 @@ const CLAIMS = {
     if (!off) return `(layer ${l} head ${h} is on now: switch it off and this sentence gives the numbers without it.)`;
     const next = r.nextToken;
     const guess = next
-      ? ` The model's chance of ${quote(next.text.trim() || next.text)} coming next is ${wholePercent(next.p)} ` +
+      ? ` The model's chance of ${quote(/** @type {string} */ (next.text).trim() || /** @type {string} */ (next.text))} coming next is ${wholePercent(next.p)} ` +
         `(${wholePercent(next.pBaseline)} with every head on).`
       : "";
     const row = ind.pinned ? `${quote(d.names[ind.pinned.query])} now puts ${wholePercent(ind.pinned.weight)} on ` +
@@ -149,6 +156,7 @@ const CLAIMS = {
   },
 };
 
+/** @param {import("../attention-view/widget.js").AttentionViewElement} view */
 function watch(view) {
   const spans = /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(`.live[data-for="${view.id}"]`));
   if (!spans.length) return;
@@ -169,7 +177,8 @@ function watch(view) {
     // Which view the sentence describes, for readers of the DOM (and the tests' waits).
     const state = `${r.token}/${r.layer}/${r.head}/${r.view}`;
     for (const span of spans) {
-      const claim = CLAIMS[span.dataset.claim] ?? PUSH_CLAIMS[span.dataset.claim];
+      const name = /** @type {string} */ (span.dataset.claim); // every .live span names one
+      const claim = CLAIMS[name] ?? PUSH_CLAIMS[name];
       const text = claim?.(r, d, meta);
       if (text && span.textContent !== text) span.textContent = text;
       span.dataset.state = state;
@@ -182,4 +191,4 @@ function watch(view) {
 }
 
 await customElements.whenDefined("attention-view");
-for (const view of document.querySelectorAll("attention-view[id]")) watch(view);
+for (const view of document.querySelectorAll("attention-view[id]")) watch(/** @type {import("../attention-view/widget.js").AttentionViewElement} */ (view));

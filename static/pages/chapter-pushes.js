@@ -7,11 +7,24 @@
 
 import { ranked, wholePercent, viewName } from "../attention-view/widget.js";
 
+/**
+ * @typedef {import("../attention-view/model/result.js").Result} Result
+ * @typedef {import("../attention-view/model/result.js").AttributionResult} Attribution
+ * @typedef {(r: Result, d: ReturnType<typeof import("../attention-view/share/export-scene.js").viewData>,
+ *   meta: import("../attention-view/meta-type.js").Meta) => string|null} Claim  a live sentence from a view's result
+ */
+
+/** @param {string} text */
 const quote = (text) => `\u00ab${text.trim() || text}\u00bb`;
+/** @param {number} x */
 const signed = (x) => `${x < 0 ? "\u2212" : "+"}${Math.abs(x).toFixed(2)}`;
+/** @param {number} l @param {number} h */
 const headName = (l, h) => `layer ${l} head ${h}`;
 
-/** The head with the largest push toward column j: {layer, head, value}, 1-based. */
+/**
+ * The head with the largest push toward column j: {layer, head, value}, 1-based.
+ * @param {Attribution} a @param {number} j
+ */
 function strongest(a, j) {
   let best = { layer: 1, head: 1, value: -Infinity };
   a.heads.forEach((heads, l) => heads.forEach((push, h) => {
@@ -20,21 +33,29 @@ function strongest(a, j) {
   return best;
 }
 
-/** The model's probability of token `id` at the pinned token (it is in the top 5 or next). */
+/**
+ * The model's probability of token `id` at the pinned token (it is in the top 5 or next).
+ * @param {Result} r @param {number} id
+ */
 function chance(r, id) {
   return r.top.find((p) => p.id === id)?.p ?? (r.nextToken?.id === id ? r.nextToken.p : null);
 }
 
 // The induction head's push toward the copied token with every head on, per text and token:
 // "writes-off" says what switching the earlier head off changed.
+/** @type {Map<string, number>} */
 const allOn = new Map();
 
-/** The copied token's column: the token that follows the pinned one in the text, or -1. */
+/**
+ * The copied token's column: the token that follows the pinned one in the text, or -1.
+ * @param {Result} r  a result with its attribution
+ */
 function copied(r) {
   const next = r.tokens[r.token + 1];
-  return next ? r.attribution.tokens.findIndex((t) => t.id === next.id) : -1;
+  return next ? /** @type {Attribution} */ (r.attribution).tokens.findIndex((t) => t.id === next.id) : -1;
 }
 
+/** @type {Object<string, Claim>} */
 export const PUSH_CLAIMS = {
   writes(r, d) {
     const a = r.attribution;
