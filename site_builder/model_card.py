@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from site_builder.model_charts import curve, grouped, quality
 from site_builder.model_facts import asked_vocab, circuit_reads, counted, curriculum, token_text
+from site_builder.model_pushes import pushes
 from site_builder.permalink import permalink_hash, to_hash  # noqa: F401  (to_hash: the card's callers read it here)
 
 SHA_PREFIX = 12
@@ -264,6 +265,7 @@ def card(meta: dict) -> dict:
         "heads": heads(meta),
         "definitions": definitions(meta),
         "circuit": circuit(meta),
+        "pushes": pushes(meta),
         "default": default_view(meta),
         "head_order": {k: v for k, v in (meta.get("head_order") or {}).items() if v},
         "in_context_gain": f"{m['in_context_gain']:.3f}" if "in_context_gain" in m else None,
