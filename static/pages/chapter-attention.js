@@ -177,8 +177,8 @@ function watch(view) {
     // Which view the sentence describes, for readers of the DOM (and the tests' waits).
     const state = `${r.token}/${r.layer}/${r.head}/${r.view}`;
     for (const span of spans) {
-      const name = /** @type {string} */ (span.dataset.claim); // every .live span names one
-      const claim = CLAIMS[name] ?? PUSH_CLAIMS[name];
+      // every .live span names a claim
+      const claim = CLAIMS[/** @type {string} */ (span.dataset.claim)] ?? PUSH_CLAIMS[/** @type {string} */ (span.dataset.claim)];
       const text = claim?.(r, d, meta);
       if (text && span.textContent !== text) span.textContent = text;
       span.dataset.state = state;

@@ -69,8 +69,7 @@ function intro(vm, pos, { layer, head, q, dHead, root, best, scores, weights }) 
  * @param {Refs} refs @param {View} vm  a view with outputs
  */
 function renderMath(refs, vm) {
-  const { shown: q, names, meta } = vm;
-  const out = /** @type {Outputs} */ (vm.out);
+  const { out, shown: q, names, meta } = /** @type {View & {out: Outputs}} */ (vm);
   const layer = vm.state.layer;
   const head = vm.state.head;
   const pos = positionScheme(meta);

@@ -41,10 +41,9 @@ export function mainScore(meta, timeline, layer, head) {
   const defs = meta.head_definitions;
   // the filter keeps the roles that have a score and a threshold
   const roles = /** @type {{role: string, score: string, at_least: number}[]} */ ((defs?.roles ?? []).filter((r) => r.score && typeof r.at_least === "number"));
-  const shipped = /** @type {TimelinePoint} */ (timeline.points.at(-1));
-  const scores = headAt(shipped, layer, head)?.scores;
+  const scores = headAt(/** @type {TimelinePoint} */ (timeline.points.at(-1)), layer, head)?.scores;
   if (!roles.length || !scores) return null;
-  const role = /** @type {TimelinePoint["heads"][number]} */ (headAt(shipped, layer, head)).role;
+  const role = /** @type {TimelinePoint["heads"][number]} */ (headAt(/** @type {TimelinePoint} */ (timeline.points.at(-1)), layer, head)).role;
   const pick = roles.find((r) => r.role === role) ??
     roles.reduce((best, r) => ((scores[r.score] ?? 0) / r.at_least > (scores[best.score] ?? 0) / best.at_least ? r : best));
   const label = defs.scores?.find((s) => s.name === pick.score)?.label ?? pick.score.replace(/_/g, " ");

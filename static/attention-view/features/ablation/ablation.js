@@ -211,8 +211,8 @@ function paintPanel(v, vm, heads, errors, config) {
   setText(v.caption, `Next-token probabilities after ${who}: every head on, and with ${longNames(heads)} off`);
   const baseline = vm.run.baseline;
   // heads are off only in a run with outputs
-  const out = /** @type {import("../../model/runs.js").Outputs} */ (vm.out);
-  const bars = baseline?.logitsAt?.(vm.shown) && out.logitsAt?.(vm.shown) ? pairedBars(baseline, out, vm.shown) : [];
+  const bars = baseline?.logitsAt?.(vm.shown) && /** @type {import("../../model/runs.js").Outputs} */ (vm.out).logitsAt?.(vm.shown)
+    ? pairedBars(baseline, /** @type {import("../../model/runs.js").Outputs} */ (vm.out), vm.shown) : [];
   v.rows.forEach((row, i) => {
     const bar = bars[i];
     setHidden(row.tr, !bar);

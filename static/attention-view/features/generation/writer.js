@@ -259,9 +259,9 @@ export class Writer {
   continued(text) {
     const run = this.c.run();
     const base = /** @type {Continued|undefined} */ (run?.continued);
-    if (!run || !base || run.text !== text) return null;
+    if (!base || /** @type {Run} */ (run).text !== text) return null;
     const { temperature, topK, seed } = base.settings;
-    return { text: base.text, tokens: run.ids.length - base.count, temperature, topk: topK, seed };
+    return { text: base.text, tokens: /** @type {Run} */ (run).ids.length - base.count, temperature, topk: topK, seed };
   }
 }
 
