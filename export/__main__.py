@@ -23,7 +23,7 @@ from attention_live.meta_schema import MetaInvalid, check_meta
 from export import default_view
 from export.checks import check_out_folder, check_view_flags, parse_head_order, training_shape, view_number
 from export.circuit import circuit_example, measure_circuit
-from export.direct_contribution import mean_direct_contributions
+from export.mean_contribution import mean_direct_contributions
 from export.example_source import EXAMPLES_FROM, measure_model
 from export.golden import golden_outputs
 from export.heads import HELDOUT_SOURCE, PROBE_TEXT, heldout_windows, ort_run
@@ -139,7 +139,7 @@ def build_artifacts(ckpt: dict, ckpt_path: Path, model, text: str | None, layer:
         "head_definitions": measured["definitions"],
         # The induction circuit, when the model has an induction head after layer 1 (else null).
         "circuit": circuit,
-        # Each head's mean direct contribution to the model's top-1 prediction (export/direct_contribution.py).
+        # Each head's mean direct contribution to the model's top-1 prediction (export/mean_contribution.py).
         "direct_contribution": pushes,
         "onnx": {"opset": opset, "axes": expected_axes(cfg), "inputs": INPUT_NOTES},
     }

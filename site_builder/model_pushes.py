@@ -1,5 +1,5 @@
 """The model card's table of what each head writes (site_builder/templates/_card_pushes.html):
-meta.json's `direct_contribution` (export/direct_contribution.py), each head's mean direct
+meta.json's `direct_contribution` (export/mean_contribution.py), each head's mean direct
 contribution to the model's own top-1 prediction on the held-out text beside its copying score,
 and the rest of the sum that makes the mean top-1 logit. An older export has none: None."""
 

@@ -1,4 +1,4 @@
-"""meta.json's `direct_contribution` (export/direct_contribution.py): each head's mean direct
+"""meta.json's `direct_contribution` (export/mean_contribution.py): each head's mean direct
 contribution to the model's own top-1 prediction on the held-out windows equals what
 attention_live's Run.attribution gives, position by position, on the same windows; the means add
 up to the mean top-1 logit; and the model card shows them beside the copying scores."""
@@ -12,7 +12,7 @@ import pytest
 from test_model_card import parse, squash
 
 from attention_live import Model
-from export.direct_contribution import mean_direct_contributions
+from export.mean_contribution import mean_direct_contributions
 from export.heads import heldout_windows
 from helpers import MODEL_DIR, ROOT, synthetic_text
 
