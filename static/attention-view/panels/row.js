@@ -13,7 +13,7 @@ import { chipText, wordAndPiece } from "../model/token-labels.js";
 import { viewRow, rowSum, percent, wholePercent, viewName, ranked, spread } from "../readouts/readouts.js";
 import { wordsOf } from "../model/words.js";
 import { isHeadOff } from "../model/head-set.js";
-import { pushedRow, describePush } from "../readouts/attribution.js";
+import { pushedRow, describePush, targetName, hasAttribution } from "../readouts/attribution.js";
 import { pushColor, pushOnLight, pushGradient } from "../readouts/push-palette.js";
 
 /**
@@ -96,8 +96,11 @@ export const row = {
         // "push": the head's write toward the prediction, split by key (readouts/attribution.js).
         const push = pushedRow(view);
         const pushButton = scaleButtons[2];
-        setText(pushButton, push ? `push toward ${push.name}` : "push toward the prediction");
-        setHidden(pushButton, !view.out.attribution);
+        // Named and shown in the preview too (the graph's outputs are known from meta.json), so
+        // that the row's height does not change when the model goes live.
+        const target = targetName(view);
+        setText(pushButton, target ? `push toward ${target}` : "push toward the prediction");
+        setHidden(pushButton, !view.out.attribution && (view.run.live || !hasAttribution(view.meta)));
         const pushing = scale === "push" && push !== null;
         if (legendPush !== pushing) {
           legendPush = pushing;

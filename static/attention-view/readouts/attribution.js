@@ -150,9 +150,49 @@ export function keyPushes(out, q, layer, head, c) {
 }
 
 /**
- * One bar per component toward column `c` at position `q`, largest push first: the embedding,
- * each head, each layer's attention bias and MLP (an attention-only layer has none), the final
- * LayerNorm's bias; with their sum, which is the logit (the graph's sum rule).
+ * Whether a model's graph returns the attribution outputs (meta.json's `onnx.axes` names them):
+ * known before the runtime is, so the view can hold "What pushed"'s room from the first paint.
+ * @param {any} meta
+ */
+export const hasAttribution = (meta) => Boolean(meta?.onnx?.axes?.attribution_ids);
+
+/**
+ * The graph's target ids at `q` (AttributionRow `ids`) as they will be, from what the preview
+ * has: the top K of `out.topAt`, then the text's next token (at the last position, its own).
+ * @param {any} out
+ * @param {number[]} ids  the text's token ids
+ * @param {number} q
+ */
+export function expectedIds(out, ids, q) {
+  return [...out.topAt(q).map((t) => t.id), ids[Math.min(q + 1, ids.length - 1)]];
+}
+
+/**
+ * The parts of the model "What pushed" has a bar for, in the graph's order: the embedding, each
+ * head, each layer's attention bias and MLP (an attention-only layer has none), the final
+ * LayerNorm's bias. `at(kind, l, h)` gives each one's value (0-based layer and head).
+ * @param {number} L
+ * @param {number} H
+ * @param {{attn_only_layers?: number}} config
+ * @param {(kind: "embed"|"head"|"attnBias"|"mlp"|"lnBias", l: number, h: number) => number} at
+ * @returns {{name: string, long: string, value: number, layer?: number, head?: number}[]}
+ */
+export function components(L, H, config, at = () => 0) {
+  const bars = [{ name: "embedding", long: "the token's embedding", value: at("embed", 0, 0) }];
+  for (let l = 0; l < L; l++) {
+    for (let h = 0; h < H; h++) {
+      bars.push({ name: `L${l + 1}H${h + 1}`, long: `layer ${l + 1} head ${h + 1}`, value: at("head", l, h), layer: l + 1, head: h + 1 });
+    }
+    bars.push({ name: `L${l + 1} attn bias`, long: `layer ${l + 1}'s attention output bias`, value: at("attnBias", l, 0) });
+    if (l >= (config.attn_only_layers ?? 0)) bars.push({ name: `L${l + 1} MLP`, long: `layer ${l + 1}'s MLP`, value: at("mlp", l, 0) });
+  }
+  bars.push({ name: "LN bias", long: "the final LayerNorm's bias", value: at("lnBias", 0, 0) });
+  return bars;
+}
+
+/**
+ * One bar per component (`components`) toward column `c` at position `q`, largest push first,
+ * with their sum, which is the logit (the graph's sum rule).
  * @param {any} out
  * @param {number} q
  * @param {number} c
@@ -164,15 +204,11 @@ export function componentBars(out, q, c, config) {
   if (!row) return null;
   const { L, H } = out;
   const J = row.ids.length;
-  const bars = [{ name: "embedding", long: "the token's embedding", value: row.embed[c] }];
-  for (let l = 0; l < L; l++) {
-    for (let h = 0; h < H; h++) {
-      bars.push({ name: `L${l + 1}H${h + 1}`, long: `layer ${l + 1} head ${h + 1}`, value: row.heads[(l * H + h) * J + c], layer: l + 1, head: h + 1 });
-    }
-    bars.push({ name: `L${l + 1} attn bias`, long: `layer ${l + 1}'s attention output bias`, value: row.attnBias[l * J + c] });
-    if (l >= (config.attn_only_layers ?? 0)) bars.push({ name: `L${l + 1} MLP`, long: `layer ${l + 1}'s MLP`, value: row.mlp[l * J + c] });
-  }
-  bars.push({ name: "LN bias", long: "the final LayerNorm's bias", value: row.lnBias[c] });
+  const bars = components(L, H, config, (kind, l, h) => (kind === "embed" ? row.embed[c]
+    : kind === "head" ? row.heads[(l * H + h) * J + c]
+    : kind === "attnBias" ? row.attnBias[l * J + c]
+    : kind === "mlp" ? row.mlp[l * J + c]
+    : row.lnBias[c]));
   const sum = bars.reduce((s, b) => s + b.value, 0);
   bars.sort((a, b) => b.value - a.value);
   return { bars, sum };
@@ -194,9 +230,26 @@ export function pushedRow(view) {
   if (!values) return null;
   let max = 1e-6;
   for (const x of values) max = Math.max(max, Math.abs(x));
-  const piece = view.pieceOf(row.ids[column]) ?? "";
-  const text = pieceLabel(piece);
-  return { values, max, name: `\u00ab${text.trim() || text}\u00bb`, head: `layer ${layer} head ${head}` };
+  return { values, max, name: quotedPiece(view, row.ids[column]), head: `layer ${layer} head ${head}` };
+}
+
+/** A token as the view names a prediction: «Queen»; «…» until the tokenizer is there. */
+function quotedPiece(view, id) {
+  const piece = view.pieceOf(id);
+  const text = piece === null ? "\u2026" : pieceLabel(piece);
+  return `\u00ab${text.trim() || text}\u00bb`;
+}
+
+/**
+ * The state's `target` token at the shown position, quoted, as "What pushed" names it: the
+ * graph's, or in the preview the one it will be (`expectedIds`); null without a shown token.
+ * @param {any} view  core/view.js View
+ */
+export function targetName(view) {
+  const q = view.shown;
+  if (q < 0 || !view.out?.topAt) return null;
+  const row = view.out.attribution?.get(q) ?? { ids: expectedIds(view.out, view.run.ids, q) };
+  return quotedPiece(view, row.ids[targetColumn(row, view.state.target, q, view.out.T)]);
 }
 
 /**

@@ -8,7 +8,7 @@
 
 import { h, setText, setHidden, setAttr, scrollBox } from "../../core/dom.js";
 import { heading } from "../../core/heading.js";
-import { attributionResult, lensResult, componentBars, targetColumn, columnsOf } from "../../readouts/attribution.js";
+import { attributionResult, lensResult, componentBars, targetColumn, columnsOf, components, expectedIds, hasAttribution } from "../../readouts/attribution.js";
 import { pieceLabel } from "../../model/token-labels.js";
 import { percent } from "../../readouts/readouts.js";
 import { ATTRIBUTION_KEYS, ATTRIBUTION_ACTIONS } from "./state.js";
@@ -42,11 +42,25 @@ export const attribution = {
   },
 };
 
+/**
+ * A text that holds the room of its longest wording: `sizers` (hidden copies, set to each
+ * wording it can have) lie under `text` in one grid cell (attention-view.css `.reserve`), so its
+ * height does not change with the numbers, nor when the preview's placeholders are replaced.
+ * @param {HTMLElement} text
+ * @param {number} count
+ */
+function reserved(spec, text, count) {
+  const sizers = Array.from({ length: count }, () => h("span", { "aria-hidden": "true" }));
+  return { box: h(spec, {}, text, ...sizers), sizers };
+}
+
 /** Builds the panel and the lens line; returns their paint. */
 function mountPanel(slots, ctx) {
   const config = ctx.meta()?.config ?? {};
   const v = {};
-  v.lens = slots.put("predictions-notes", h("p.lens-line", { hidden: true }));
+  v.lens = h("p.lens-line");
+  v.lensBox = reserved("div.lens-box.reserve", v.lens, 1);
+  setHidden(slots.put("predictions-notes", v.lensBox.box), true);
   v.title = heading(ctx.host, "div.panel-title");
   v.intro = h("p.push-intro");
   v.picks = h("div.push-picks", { role: "group", "aria-label": "Show the pushes toward" });
@@ -67,11 +81,18 @@ function mountPanel(slots, ctx) {
     v.body, h("tfoot", {}, h("tr", {}, v.sumName, h("td"), v.sumValue)));
   v.rows = [];
   v.note = h("p.push-note");
+  // The note names the biggest push: it has room for whichever part that is, with a wide value.
+  const longs = [...new Set(components(config.n_layer ?? 0, config.n_head ?? 0, config).map((b) => b.long))];
+  const noteBox = reserved("div.push-note-box.reserve", v.note, longs.length);
+  noteBox.sizers.forEach((sizer, i) => setText(sizer, noteText(longs[i], -88.88)));
   v.panel = h("section.panel.push-panel", { hidden: true }, v.title, v.intro, v.picks,
-    scrollBox("Every part's push toward the prediction", v.table), v.note);
+    scrollBox("Every part's push toward the prediction", v.table), noteBox.box);
   slots.put("predictions", v.panel);
   return (view) => paint(v, view, ctx, config);
 }
+
+const noteText = (long, value) => `The biggest push comes from ${long} (${signed(value)}); ` +
+  `"push toward" under the row shows, for the head on view, how much of its push came through each earlier token.`;
 
 // One pooled row per component; a head's name is a button that shows that head in the row.
 function rowAt(v, i, ctx) {
@@ -89,14 +110,25 @@ function rowAt(v, i, ctx) {
   return v.rows[i];
 }
 
+/**
+ * The panel from the graph's attribution or, while the preview shows a model whose graph has it
+ * (meta.json), its frame: the same title, picks and rows (every part, in the graph's order, with
+ * empty bars and "…" for the numbers) and the room of the note and the lens line, so that the
+ * view does not grow when the model goes live.
+ */
 function paint(v, view, ctx, config) {
   const q = view.shown; // the hovered token while previewing, as the top 5 above
   const out = view.out;
-  const row = q >= 0 ? out?.attribution?.get(q) : null;
+  const graphRow = q >= 0 ? out?.attribution?.get(q) : null;
+  const frame = !graphRow && !view.run.live && q >= 0 && out?.topAt && hasAttribution(view.meta);
+  const row = graphRow ?? (frame ? { ids: expectedIds(out, view.run.ids, q) } : null);
   setHidden(v.panel, !row);
-  setHidden(v.lens, !row);
+  setHidden(v.lensBox.box, !row);
   if (!row) return;
-  const name = (id) => quoted(pieceLabel(view.pieceOf(id) ?? ""));
+  const name = (id) => {
+    const piece = view.pieceOf(id); // null: the preview's tokenizer is not here yet
+    return quoted(piece === null ? "\u2026" : pieceLabel(piece));
+  };
   const column = targetColumn(row, view.state.target, q, out.T);
   const target = row.ids[column];
   const who = `\u00ab${view.names[q]}\u00bb`;
@@ -111,14 +143,41 @@ function paint(v, view, ctx, config) {
     setText(b, `${next ? "next: " : `${c + 1}. `}${name(row.ids[c])}`);
     setAttr(b, "aria-pressed", String(c === column));
   });
+  setText(v.intro, `After ${who}, every part of the model adds to the logit of ${name(target)} (its score before ` +
+    "softmax) through the final LayerNorm: a bar to the right pushes it up, to the left down. Together they are the logit.");
+  setText(v.caption, `Each part's direct push toward ${name(target)} after ${who}, largest first; they sum to its logit`);
+  setText(v.sumName, `Sum = the logit of ${name(target)}`);
+  const top5 = out.topAt(q).slice(0, 3).map((t) => ({ text: name(t.id), p: t.p }));
+  // The lens line's room: every layer with the output's top 3, widest first, at a wide share.
+  const widest = [...top5].sort((a, b) => b.text.length - a.text.length).map((t) => ({ ...t, p: 0.888 }));
+  setText(v.lensBox.sizers[0], lensText(Array.from({ length: out.L }, (_, l) => (l === out.L - 1 ? top5 : widest))));
+  if (!graphRow) {
+    const bars = components(out.L, out.H, config);
+    paintBars(v, view, ctx, bars, 1);
+    bars.forEach((_, i) => setText(v.rows[i].value, "\u2026"));
+    setText(v.sumValue, "\u2026");
+    setText(v.note, "");
+    setText(v.lens, "");
+    return;
+  }
   const found = componentBars(out, q, column, config);
   if (!found) return;
   const { bars, sum } = found;
   const logit = out.logitsAt?.(q)?.[target] ?? sum;
-  const max = Math.max(...bars.map((b) => Math.abs(b.value)), 1e-9);
-  setText(v.intro, `After ${who}, every part of the model adds to the logit of ${name(target)} (its score before ` +
-    "softmax) through the final LayerNorm: a bar to the right pushes it up, to the left down. Together they are the logit.");
-  setText(v.caption, `Each part's direct push toward ${name(target)} after ${who}, largest first; they sum to its logit`);
+  paintBars(v, view, ctx, bars, Math.max(...bars.map((b) => Math.abs(b.value)), 1e-9));
+  bars.forEach((bar, i) => setText(v.rows[i].value, signed(bar.value)));
+  setText(v.sumValue, signed(logit));
+  setText(v.note, noteText(bars[0].long, bars[0].value));
+  const lens = lensResult(out, q, (id) => pieceLabel(view.pieceOf(id) ?? ""));
+  setText(v.lens, lens ? lensText(lens.map((layer) => layer.slice(0, 3).map((t) => ({ text: quoted(t.text ?? ""), p: t.p })))) : "");
+}
+
+/** "Logit lens — after layer 1: «x» 12.3%, … …; after layer 2 (the output): …" from each layer's top 3. */
+const lensText = (layers) => "Logit lens \u2014 " + layers.map((top, l) => `after layer ${l + 1}${l === layers.length - 1 ? " (the output)" : ""}: ` +
+  top.map((t) => `${t.text} ${percent(t.p)}`).join(", ") + " \u2026").join("; ");
+
+/** The rows: a bar per part (its name, a button for a head; its bar against `max`). */
+function paintBars(v, view, ctx, bars, max) {
   bars.forEach((bar, i) => {
     const r = rowAt(v, i, ctx);
     const isHead = bar.layer !== undefined;
@@ -145,16 +204,7 @@ function paint(v, view, ctx, config) {
       r.fill.style.width = `${width.toFixed(2)}%`;
     }
     r.fill.classList.toggle("push-down", bar.value < 0);
-    setText(r.value, signed(bar.value));
   });
   for (let i = bars.length; i < v.rows.length; i++) setHidden(v.rows[i].tr, true);
   for (let i = 0; i < bars.length; i++) setHidden(v.rows[i].tr, false);
-  setText(v.sumName, `Sum = the logit of ${name(target)}`);
-  setText(v.sumValue, signed(logit));
-  const top = bars[0];
-  setText(v.note, `The biggest push comes from ${top.long} (${signed(top.value)}); ` +
-    `"push toward" under the row shows, for the head on view, how much of its push came through each earlier token.`);
-  const lens = lensResult(out, q, (id) => pieceLabel(view.pieceOf(id) ?? ""));
-  setText(v.lens, lens ? "Logit lens \u2014 " + lens.map((top5, l) => `after layer ${l + 1}${l === lens.length - 1 ? " (the output)" : ""}: ` +
-    top5.slice(0, 3).map((t) => `${quoted(t.text ?? "")} ${percent(t.p)}`).join(", ") + " \u2026").join("; ") : "");
 }
