@@ -196,3 +196,39 @@ def test_the_same_numbers_in_python_in_the_notebook_and_on_the_page(notebook, br
     assert python.shape == widget.shape == np.asarray(on_page).shape == (2, 4, 6, 6)  # six tokens
     assert np.abs(widget - python).max() <= 1e-6
     assert np.abs(np.asarray(on_page) - python).max() <= 1e-6
+
+
+def test_the_notebook_view_shows_what_pushed_its_prediction(notebook):
+    """The What pushed panel and the logit lens, drawn in the notebook view as on the page from
+    the graph's attribution outputs (the runtime the kernel hands over runs on the page's thread):
+    its bars add up to the top prediction's logit, and the attribution reaches Python in
+    `w.result` with Run.attribution's numbers."""
+    text = "Alice looked at the Hatter"
+    assert python_until(notebook, "w2.result is not None and w2.result['text'] == " + repr(text), True) is True
+    view = notebook.locator("attention-view").nth(1)
+    view.locator(".push-panel .push-row").first.wait_for(state="visible")
+    shown = view.evaluate("""(el) => { const root = el.shadowRoot;
+      return { title: root.querySelector(".push-panel .panel-title").textContent,
+        values: [...root.querySelectorAll(".push-row:not([hidden]) .push-value")].map((v) => v.textContent),
+        sum: root.querySelector(".push-table tfoot .push-value").textContent,
+        lens: root.querySelector(".lens-line").textContent,
+        position: el.result.attribution.position }; }""")
+    got = python_result(notebook, "(lambda a, w: {'python': {'ids': [t.id for t in a.tokens], 'logits': a.logits.tolist(), "
+                                  "'heads': a.heads.tolist(), 'text': a.tokens[0].text, 'lens': [[p.id for p in top] for top in "
+                                  "__import__('attention_live').Model().run(" + repr(text) + f").lens({shown['position']})]}}, "
+                                  "'widget': w and {'ids': [t['id'] for t in w['tokens']], 'logits': w['logits'], 'heads': w['heads'], "
+                                  "'lens': [[p['id'] for p in top] for top in w2.result['lens']]}})"
+                                  "(__import__('attention_live').Model().run(" + repr(text) + f").attribution({shown['position']}), "
+                                  "w2.result.get('attribution'))")
+    python, widget = got["python"], got["widget"]
+    number = lambda s: float(s.replace("\u2212", "-"))  # noqa: E731
+    assert shown["title"] == f"What pushed \u00ab{python['text'].strip()}\u00bb"
+    heads = np.asarray(python["heads"])  # [layer, head, k]
+    assert len(shown["values"]) == heads[..., 0].size + 2 * heads.shape[0] + 2  # heads, MLPs, biases, embedding, LayerNorm
+    assert number(shown["sum"]) == pytest.approx(python["logits"][0], abs=0.0051)
+    assert sum(map(number, shown["values"])) == pytest.approx(python["logits"][0], abs=0.006 * len(shown["values"]))
+    assert "after layer 1" in shown["lens"]
+    # Python's w.result has the view's attribution and lens: Run.attribution's and Run.lens's.
+    assert widget is not None and widget["ids"] == python["ids"] and widget["lens"] == python["lens"]
+    assert np.abs(np.asarray(widget["heads"]) - heads).max() <= 1e-4
+    assert np.abs(np.asarray(widget["logits"]) - python["logits"]).max() <= 1e-4

@@ -106,7 +106,8 @@ function setAttr(el, name, value) {
 const flat = (nested) => new DataView(Float32Array.from(nested.flat(3)).buffer);
 
 // What Python's `result` is made of: the element's `result`, with the two [layer][head][query]
-// [key] arrays as float32 bytes (exactly ORT's numbers) instead of nested lists.
+// [key] arrays as float32 bytes (exactly ORT's numbers) instead of nested lists; the attribution
+// (a few thousand numbers at most) as the element has it.
 /** @param {import("../../static/attention-view/model/result.js").Result} r */
 function payload(r) {
   const L = r.attention.length;
@@ -116,6 +117,8 @@ function payload(r) {
     live: r.live, text: r.text, tokens: r.tokens, token: r.token, layer: r.layer, head: r.head,
     view: r.view, scale: r.scale, ablated: r.ablated, top: r.top, topBaseline: r.topBaseline,
     nextToken: r.nextToken, truncated: r.truncated, compare: r.compare ? { text: r.compare.text } : null, step: r.step,
+    // What pushed the predictions at the pinned token, and the logit lens (null for an older graph).
+    target: r.target ?? null, attribution: r.attribution ?? null, lens: r.lens ?? null,
     shape: [L, H, T, T], attention: flat(r.attention), scores: flat(r.scores),
   };
 }
@@ -134,7 +137,7 @@ function sync(model, el) {
     }
     const r = el.result;
     if (!r?.live) return;
-    const key = JSON.stringify([r.text, r.tokens.length, r.token, r.layer, r.head, r.view, r.scale, r.ablated, r.compare?.text, r.step]);
+    const key = JSON.stringify([r.text, r.tokens.length, r.token, r.layer, r.head, r.view, r.scale, r.ablated, r.compare?.text, r.step, r.target]);
     if (key === sent) return;
     sent = key;
     model.set("_result", payload(r));
