@@ -24,7 +24,7 @@ KNOWN_ANSWERS = {
     "row_max": (hs.HELDOUT, previous_pattern(), 1.0),
     "duplicate_token": (hs.REPEATED, repeated_pattern(N, shift=0), 1.0),
     "induction": (hs.REPEATED, repeated_pattern(N, shift=1), 1.0),
-    # Not a pattern score: measured through the model's head_mask (tests/test_heads.py
+    # Not a pattern score: measured through the model's head_mask (tests/test_heads_on_models.py
     # test_ablation_on_a_pytorch_run computes it by hand on a real PyTorch model).
     "ablation_nats": (hs.ABLATION, None, None),
     # A weight score: a hand-built OV circuit (E = I, W_V·W_O = I, γ = 1) copies every token.
