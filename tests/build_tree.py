@@ -24,3 +24,10 @@ def copy_build_sources(tree: Path) -> Path:
         shutil.copy2(ROOT / "attention_live" / name, tree / "attention_live" / name)
     (tree / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
     return tree
+
+
+def fake_repo(tmp_path: Path) -> Path:
+    """A fresh folder `repo` under TMP_PATH holding the build's sources, as a clone would."""
+    fake = tmp_path / "repo"
+    fake.mkdir()
+    return copy_build_sources(fake)
