@@ -1,6 +1,7 @@
 """<attention-view> against faults a reader meets (corrupt, truncated and stalled downloads, a
-runtime that fails to start, a changed `src`, a pasted book) and "Show the math" for a model
-with ALiBi positions, in real Chromium against a fault-injecting server (tests/widget_faults.py). No part of onnxruntime is mocked: every number comes from the graph.
+runtime that fails to start, a changed `src`, a pasted book), in real Chromium against a
+fault-injecting server (tests/widget_faults.py). No part of onnxruntime is mocked: every number
+comes from the graph. "Show the math" for other position schemes: test_widget_show_the_math.py.
 """
 
 from __future__ import annotations
@@ -253,62 +254,3 @@ def test_a_pasted_book_tokenizes_only_its_tail_and_the_link_keeps_what_is_shown(
     assert book.endswith(hash_text)
     assert "keeps only the part of the text the view shows" in wpage.locator(".permalink-note").text_content()
     assert wpage.page_errors == []
-
-
-# --- "Show the math" for a model with ALiBi positions -------------------------------------
-
-
-def math_table(page):
-    # The table is filled on the <details> `toggle` event, after the click returns: wait for it.
-    page.wait_for_selector("attention-view .math-table tbody tr:not([hidden])", state="attached")
-    return page.evaluate("""() => {
-      const root = document.querySelector("attention-view").shadowRoot;
-      const head = [...root.querySelectorAll(".math-table thead th")].map((th) => th.textContent);
-      const rows = [...root.querySelectorAll(".math-table tbody tr")].filter((tr) => !tr.hidden)
-        .map((tr) => [...tr.children].map((c) => c.textContent));
-      return { head, rows };
-    }""")
-
-
-def num(cell: str) -> float:
-    return float(cell.replace("\u2212", "-").split(" ")[0])
-
-
-def test_show_the_math_splits_an_alibi_score_into_its_bias(wpage, faults, reference):
-    meta = json.loads((MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
-    slopes = [[0.5, 0.25, 0.125, 0.0625], [0.7, 0.35, 0.3, 0.1]]
-    meta["positions"] = {"scheme": "alibi", "slopes": slopes}
-    faults.files["/static/model/meta.json"] = json.dumps(meta).encode()
-    open_page(wpage, faults, attrs=f'text="{TEXT}" layer="2" head="3" token="4"')
-    wait_status(wpage, "live")
-    wpage.locator("attention-view summary").click()
-    table = math_table(wpage)
-    assert table["head"] == ["key", "q\u00b7k \u00f7 \u221ad", "distance bias", "score", "softmax weight"]
-    ids = reference.ids(TEXT)
-    scores = reference.scores(ids)[1, 2, 4]
-    q, slope = 4, slopes[1][2]
-    for k, row in enumerate(table["rows"]):
-        if k > q:
-            assert row[3] == "\u2212\u221e"
-            continue
-        raw, bias, score = num(row[1]), num(row[2]), num(row[3])
-        assert bias == pytest.approx(-slope * (q - k), abs=1e-4)
-        assert score == pytest.approx(float(scores[k]), abs=1e-4)
-        assert raw + bias == pytest.approx(score, abs=2e-4)
-    assert "ALiBi" in wpage.locator("attention-view .math-intro").text_content()
-
-
-def test_show_the_math_for_learned_positions_is_unchanged(wpage, faults, reference):
-    meta = json.loads((MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
-    meta["positions"] = {"scheme": "learned"}
-    faults.files["/static/model/meta.json"] = json.dumps(meta).encode()
-    open_page(wpage, faults, attrs=f'text="{TEXT}" layer="2" head="3" token="4"')
-    wait_status(wpage, "live")
-    wpage.locator("attention-view summary").click()
-    table = math_table(wpage)
-    assert table["head"] == ["key", "raw score q\u00b7k", "scaled \u00f7 \u221ad", "softmax weight"]
-    scores = reference.scores(reference.ids(TEXT))[1, 2, 4]
-    root = (json.loads((MODEL_DIR / "meta.json").read_text())["config"]["d_head"]) ** 0.5
-    for k, row in enumerate(table["rows"][:5]):
-        assert num(row[2]) == pytest.approx(float(scores[k]), abs=1e-4)
-        assert num(row[1]) == pytest.approx(float(scores[k]) * root, abs=1e-3)
