@@ -23,10 +23,10 @@ from attention_live.meta_schema import MetaInvalid, check_meta
 from export import default_view
 from export.checks import check_out_folder, check_view_flags, parse_head_order, training_shape, view_number
 from export.circuit import circuit_example, measure_circuit
-from export.mean_contribution import mean_direct_contributions
 from export.example_source import EXAMPLES_FROM, measure_model
 from export.golden import golden_outputs
 from export.heads import HELDOUT_SOURCE, PROBE_TEXT, heldout_windows, ort_run
+from export.mean_contribution import mean_direct_contributions
 from export.parity import ParityError, check_parity, session_for
 from export.replace_folder import Interrupts, replacing_folder, run_replacing
 from export.story import load_sentences

@@ -23,7 +23,7 @@ def pushes(meta: dict) -> dict | None:
         for head, value in enumerate(row, start=1):
             copying = scores.get((layer, head), {}).get("copying")
             rows.append({"layer": layer, "head": head, "value": value, "text": signed(value),
-                         "copying": None if copying is None else f"{copying:.3f}"})
+                         "copying": None if copying is None else f"{copying:.3f}".replace("-", "\u2212")})
     rest = [("embedding", d["embed"])]
     rest += [(f"MLP {layer}", value) for layer, value in enumerate(d["mlp"], start=1)]
     rest += [("attention output biases", sum(d["attn_bias"])), ("final LayerNorm bias", d["ln_bias"])]

@@ -12,8 +12,8 @@ import pytest
 from test_model_card import parse, squash
 
 from attention_live import Model
-from export.mean_contribution import mean_direct_contributions
 from export.heads import heldout_windows
+from export.mean_contribution import mean_direct_contributions
 from helpers import MODEL_DIR, ROOT, synthetic_text
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "alice.txt"
@@ -93,7 +93,7 @@ def test_model_card_shows_each_heads_push_and_copying_score(built_site, shipped,
         layer, head = map(int, row.attrs["data-push"].split("-"))
         shown = squash(row.find(data_figure="push").text()).replace("\u2212", "-")
         assert float(shown) == pytest.approx(want["heads"][layer - 1, head - 1], abs=0.005 + TOLERANCE)
-        assert squash(row.find(data_figure="copying").text()) == f"{copying[(layer, head)]:.3f}"
+        assert squash(row.find(data_figure="copying").text()).replace("\u2212", "-") == f"{copying[(layer, head)]:.3f}"
     summary = squash(doc.find(data_pushes_summary=True).text())
     assert f"top-1 logit is {want['logit']:.2f}" in summary
     strongest = np.unravel_index(np.argmax(want["heads"]), want["heads"].shape)
