@@ -13,7 +13,10 @@ import { pushedRow } from "../readouts/attribution.js";
 
 const TRAIL_MS = 150;
 
-/** Puts `cell` at the end of `tr` or takes it out, touching the DOM only on a change. */
+/**
+ * Puts `cell` at the end of `tr` or takes it out, touching the DOM only on a change.
+ * @param {HTMLElement} tr @param {HTMLElement} cell @param {boolean} on
+ */
 function cellIn(tr, cell, on) {
   if (on === (cell.parentNode === tr)) return;
   if (on) tr.append(cell);

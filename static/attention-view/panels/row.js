@@ -19,6 +19,8 @@ import { pushColor, pushOnLight, pushGradient } from "../readouts/push-palette.j
 /**
  * One or two sentences about a row, written from its numbers only, e.g.
  * "Layer 2, head 3: «said» puts 43% on «Alice», then 25% on «Queen». Fairly focused: …".
+ * @param {ArrayLike<number>} row @param {number} query @param {string[]} names
+ * @param {Pick<import("../core/state.js").State, "layer" | "head" | "view">} state
  */
 export function describeRow(row, query, names, state) {
   const who = `\u00ab${names[query]}\u00bb`;
@@ -68,8 +70,9 @@ export const row = {
     const panel = slots.put("row", h("section.panel.row-panel", {}, title, box, help, meta, explain));
     slots.declare("row-notes", panel, meta).declare("row-tools", panel);
 
-    const chipAt = (e) => e.target.closest(".chip");
-    box.addEventListener("click", (e) => {
+    /** @param {Event} e */
+    const chipAt = (e) => /** @type {HTMLElement|null} */ (/** @type {Element} */ (e.target).closest(".chip"));
+    box.addEventListener("click", (/** @type {Event} */ e) => {
       const chip = chipAt(e);
       if (chip) ctx.act({ type: "pin", token: Number(chip.dataset.index) });
     });
@@ -134,11 +137,15 @@ export const row = {
   },
 };
 
-/** A push in logit units, signed: "+0.42", "\u22120.10". */
+/**
+ * A push in logit units, signed: "+0.42", "\u22120.10".
+ * @param {number} x
+ */
 const signedPush = (x) => (Math.abs(x) < 0.005 ? "0.00" : `${x < 0 ? "\u2212" : "+"}${Math.abs(x).toFixed(2)}`);
 
 /** The pooled chips of the row. */
 class Chips {
+  /** @param {HTMLElement} box */
   constructor(box) {
     this.box = box;
     /** @type {{el: HTMLElement, tok: HTMLElement, pct: HTMLElement, label: string|null, cls: string, bg: string, part: string}[]} */
@@ -147,11 +154,15 @@ class Chips {
     this.wraps = [];
   }
 
+  /** @param {number} index */
   focus(index) {
     this.chips[index]?.el.focus();
   }
 
-  /** As many chips as tokens, with their texts and how they join into words. */
+  /**
+   * As many chips as tokens, with their texts and how they join into words.
+   * @param {import("../core/view.js").View} view
+   */
   sync(view) {
     const { chips } = this;
     const count = view.labels.length;
@@ -187,6 +198,7 @@ class Chips {
   // Each word's chips sit in one span.word, a flex item that does not wrap inside, so a long
   // word's pieces stay on one line at 375 px. A node moves only where the grouping changed
   // (typing at the end regroups the last word, not the row): every move costs layout.
+  /** @param {import("../model/words.js").Words} words @param {number} count */
   group(words, count) {
     const { chips, wraps, box } = this;
     words.list.forEach(({ first, last }, w) => {

@@ -36,6 +36,7 @@ const OUTPUTS = ["attribution_ids", "attribution_embed", "attribution_heads", "a
 export function attributionRows(res, at, { L, H, T, V }) {
   if (!OUTPUTS.every((name) => res[name])) return null;
   const J = res.attribution_ids.dims[1];
+  /** @param {string} name @param {number} size @param {number} i */
   const slice = (name, size, i) => /** @type {Float32Array} */ (res[name].data).subarray(i * size, (i + 1) * size);
   const ids = res.attribution_ids.data;
   return new Map(at.map((q, i) => [q, {
@@ -53,7 +54,7 @@ export function attributionRows(res, at, { L, H, T, V }) {
 /**
  * The graph's columns a result shows at position `q` of a T-token text: the top K, then the
  * text's next token when there is one and it is not among them (result.js `attribution.tokens`).
- * @param {AttributionRow} row
+ * @param {Pick<AttributionRow, "ids">} row  (the preview's has only its ids)
  * @param {number} q
  * @param {number} T
  */
@@ -68,7 +69,7 @@ export function columnsOf(row, q, T) {
  * The state key `target` ("1"–"5": the top 5 by rank; "next": the text's next token) as a column
  * of `row`: the next token's own column, or its rank when it is among the top K. A rank the
  * vocabulary does not have, or "next" at the last token, falls back to the top token.
- * @param {AttributionRow} row
+ * @param {Pick<AttributionRow, "ids">} row  (the preview's has only its ids)
  * @param {string} target
  * @param {number} q
  * @param {number} T
@@ -101,7 +102,9 @@ export function attributionResult(out, q, layer, head, label) {
   const { L, H, T } = out;
   const J = row.ids.length;
   const cols = columnsOf(row, q, T);
+  /** @param {ArrayLike<number>} arr @param {number} base */
   const pick = (arr, base) => cols.map((c) => arr[base + c]);
+  /** @param {ArrayLike<number>} arr @param {number} n */
   const grid = (arr, n) => Array.from({ length: n }, (_, i) => pick(arr, i * J));
   const keyBase = ((layer - 1) * H + (head - 1)) * T * J;
   return {
@@ -164,7 +167,7 @@ export const hasAttribution = (meta) => Boolean(meta?.onnx?.axes?.attribution_id
  * @param {number} q
  */
 export function expectedIds(out, ids, q) {
-  return [...out.topAt(q).map((t) => t.id), ids[Math.min(q + 1, ids.length - 1)]];
+  return [...out.topAt(q).map((/** @type {{id: number}} */ t) => t.id), ids[Math.min(q + 1, ids.length - 1)]];
 }
 
 /**
@@ -178,6 +181,7 @@ export function expectedIds(out, ids, q) {
  * @returns {{name: string, long: string, value: number, layer?: number, head?: number}[]}
  */
 export function components(L, H, config, at = () => 0) {
+  /** @type {{name: string, long: string, value: number, layer?: number, head?: number}[]} */
   const bars = [{ name: "embedding", long: "the token's embedding", value: at("embed", 0, 0) }];
   for (let l = 0; l < L; l++) {
     for (let h = 0; h < H; h++) {
@@ -233,7 +237,10 @@ export function pushedRow(view) {
   return { values, max, name: quotedPiece(view, row.ids[column]), head: `layer ${layer} head ${head}` };
 }
 
-/** A token as the view names a prediction: «Queen»; «…» until the tokenizer is there. */
+/**
+ * A token as the view names a prediction: «Queen»; «…» until the tokenizer is there.
+ * @param {{pieceOf: (id: number) => string|null}} view @param {number} id
+ */
 function quotedPiece(view, id) {
   const piece = view.pieceOf(id);
   const text = piece === null ? "\u2026" : pieceLabel(piece);
@@ -263,6 +270,7 @@ export function describePush(push, names, weights = undefined) {
   const { values } = push;
   let most = 0;
   for (let k = 1; k < values.length; k++) if (values[k] > values[most]) most = k;
+  /** @param {number} x */
   const signed = (x) => `${x < 0 ? "\u2212" : "+"}${Math.abs(x).toFixed(2)}`;
   const total = Array.from(values).reduce((a, b) => a + b, 0);
   let text = `Its push toward ${push.name} is ${signed(total)} in all, the most through \u00ab${names[most]}\u00bb (${signed(values[most])})`;

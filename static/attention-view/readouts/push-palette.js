@@ -9,8 +9,11 @@ const NONE = [247, 247, 247];
 const UP = [191, 84, 0];
 const STEPS = 16; // levels per side
 
+/** @param {number[]} a @param {number[]} b @param {number} t */
 const mix = (a, b, t) => a.map((x, i) => Math.round(x + (b[i] - x) * t));
+/** @param {number[]} rgb */
 const hex = (rgb) => "#" + rgb.map((x) => x.toString(16).padStart(2, "0")).join("");
+/** @param {number[]} rgb */
 const luminance = (rgb) => {
   const [r, g, b] = rgb.map((x) => {
     const c = x / 255;
@@ -26,18 +29,27 @@ const LEVELS = Array.from({ length: 2 * STEPS + 1 }, (_, i) => {
   return { color: hex(rgb), dark: luminance(rgb) > Math.sqrt(1.05 * 0.05) - 0.05 };
 });
 
-/** The level of a push `x` on a scale of ±`max`: an index into LEVELS. */
+/**
+ * The level of a push `x` on a scale of ±`max`: an index into LEVELS.
+ * @param {number} x @param {number} max
+ */
 function levelOf(x, max) {
   const t = max > 0 ? Math.max(-1, Math.min(1, x / max)) : 0;
   return Math.round(t * STEPS) + STEPS;
 }
 
-/** The chip colour of push `x` on a scale of ±`max`. */
+/**
+ * The chip colour of push `x` on a scale of ±`max`.
+ * @param {number} x @param {number} max
+ */
 export function pushColor(x, max) {
   return LEVELS[levelOf(x, max)].color;
 }
 
-/** True when text on that colour should be dark (the viridis chips' `on-light`). */
+/**
+ * True when text on that colour should be dark (the viridis chips' `on-light`).
+ * @param {number} x @param {number} max
+ */
 export function pushOnLight(x, max) {
   return LEVELS[levelOf(x, max)].dark;
 }

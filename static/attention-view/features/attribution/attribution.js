@@ -13,8 +13,22 @@ import { pieceLabel } from "../../model/token-labels.js";
 import { percent } from "../../readouts/readouts.js";
 import { ATTRIBUTION_KEYS, ATTRIBUTION_ACTIONS } from "./state.js";
 
-/** A logit's signed value: "+1.23", "−0.40" (a real minus sign). */
+/**
+ * @typedef {import("../../core/feature.js").Context} Context
+ * @typedef {import("../../core/view.js").View} View
+ * @typedef {import("../../model/runs.js").Outputs} Outputs  a row means the view has them
+ * @typedef {Partial<import("../../meta-type.js").Meta["config"]>} Config
+ * @typedef {Record<"tr"|"name"|"label"|"fill"|"value", HTMLElement> & {style: string}} PushRow
+ * @typedef {Record<"lens"|"title"|"intro"|"picks"|"caption"|"body"|"sumName"|"sumValue"|"table"|"note"|"panel", HTMLElement> &
+ *   {lensBox: {box: HTMLElement, sizers: HTMLElement[]}, pickButtons: HTMLButtonElement[], rows: PushRow[]}} Panel  mountPanel's nodes
+ */
+
+/**
+ * A logit's signed value: "+1.23", "−0.40" (a real minus sign).
+ * @param {number} x
+ */
 export const signed = (x) => (Math.abs(x) < 0.005 ? "0.00" : `${x < 0 ? "\u2212" : "+"}${Math.abs(x).toFixed(2)}`);
+/** @param {string} text */
 const quoted = (text) => `\u00ab${text.trim() || text}\u00bb`;
 
 /** @type {import("../../core/feature.js").Feature} */
@@ -27,6 +41,7 @@ export const attribution = {
     const part = {
       /** @param {import("../../model/result.js").Result} result  @param {import("../../core/view.js").View} view */
       result(result, view) {
+        /** @param {number} id */
         const label = (id) => {
           const piece = view.run.pieceOf(id);
           return piece === null ? null : pieceLabel(piece);
@@ -48,16 +63,21 @@ export const attribution = {
  * height does not change with the numbers, nor when the preview's placeholders are replaced.
  * @param {HTMLElement} text
  * @param {number} count
+ * @param {string} spec
  */
 function reserved(spec, text, count) {
   const sizers = Array.from({ length: count }, () => h("span", { "aria-hidden": "true" }));
   return { box: h(spec, {}, text, ...sizers), sizers };
 }
 
-/** Builds the panel and the lens line; returns their paint. */
+/**
+ * Builds the panel and the lens line; returns their paint.
+ * @param {import("../../core/skeleton.js").Slots} slots @param {Context} ctx @returns {(view: View) => void}
+ */
 function mountPanel(slots, ctx) {
+  /** @type {Config} */
   const config = ctx.meta()?.config ?? {};
-  const v = {};
+  const v = /** @type {Panel} */ ({});
   v.lens = h("p.lens-line");
   v.lensBox = reserved("div.lens-box.reserve", v.lens, 1);
   setHidden(slots.put("predictions-notes", v.lensBox.box), true);
@@ -91,10 +111,12 @@ function mountPanel(slots, ctx) {
   return (view) => paint(v, view, ctx, config);
 }
 
+/** @param {string} long @param {number} value */
 const noteText = (long, value) => `The biggest push comes from ${long} (${signed(value)}); ` +
   `"push toward" under the row shows, for the head on view, how much of its push came through each earlier token.`;
 
 // One pooled row per component; a head's name is a button that shows that head in the row.
+/** @param {Panel} v @param {number} i @param {Context} ctx @returns {PushRow} */
 function rowAt(v, i, ctx) {
   while (v.rows.length <= i) {
     const name = h("button.push-name", { type: "button" });
@@ -115,6 +137,7 @@ function rowAt(v, i, ctx) {
  * (meta.json), its frame: the same title, picks and rows (every part, in the graph's order, with
  * empty bars and "…" for the numbers) and the room of the note and the lens line, so that the
  * view does not grow when the model goes live.
+ * @param {Panel} v @param {View} view @param {Context} ctx @param {Config} config
  */
 function paint(v, view, ctx, config) {
   const q = view.shown; // the hovered token while previewing, as the top 5 above
@@ -125,15 +148,16 @@ function paint(v, view, ctx, config) {
   setHidden(v.panel, !row);
   setHidden(v.lensBox.box, !row);
   if (!row) return;
+  /** @param {number} id */
   const name = (id) => {
     const piece = view.pieceOf(id); // null: the preview's tokenizer is not here yet
     return quoted(piece === null ? "\u2026" : pieceLabel(piece));
   };
-  const column = targetColumn(row, view.state.target, q, out.T);
+  const column = targetColumn(row, view.state.target, q, /** @type {Outputs} */ (out).T);
   const target = row.ids[column];
   const who = `\u00ab${view.names[q]}\u00bb`;
   setText(v.title, `What pushed ${name(target)}`);
-  const shown = columnsOf(row, q, out.T);
+  const shown = columnsOf(row, q, /** @type {Outputs} */ (out).T);
   v.pickButtons.forEach((b, i) => {
     const c = shown[i];
     setHidden(b, c === undefined);
@@ -147,12 +171,12 @@ function paint(v, view, ctx, config) {
     "softmax) through the final LayerNorm: a bar to the right pushes it up, to the left down. Together they are the logit.");
   setText(v.caption, `Each part's direct push toward ${name(target)} after ${who}, largest first; they sum to its logit`);
   setText(v.sumName, `Sum = the logit of ${name(target)}`);
-  const top5 = out.topAt(q).slice(0, 3).map((t) => ({ text: name(t.id), p: t.p }));
+  const top5 = /** @type {Outputs} */ (out).topAt(q).slice(0, 3).map((t) => ({ text: name(t.id), p: t.p }));
   // The lens line's room: every layer with the output's top 3, widest first, at a wide share.
   const widest = [...top5].sort((a, b) => b.text.length - a.text.length).map((t) => ({ ...t, p: 0.888 }));
-  setText(v.lensBox.sizers[0], lensText(Array.from({ length: out.L }, (_, l) => (l === out.L - 1 ? top5 : widest))));
+  setText(v.lensBox.sizers[0], lensText(Array.from({ length: /** @type {Outputs} */ (out).L }, (_, l) => (l === /** @type {Outputs} */ (out).L - 1 ? top5 : widest))));
   if (!graphRow) {
-    const bars = components(out.L, out.H, config);
+    const bars = components(/** @type {Outputs} */ (out).L, /** @type {Outputs} */ (out).H, config);
     paintBars(v, view, ctx, bars, 1);
     bars.forEach((_, i) => setText(v.rows[i].value, "\u2026"));
     setText(v.sumValue, "\u2026");
@@ -163,7 +187,7 @@ function paint(v, view, ctx, config) {
   const found = componentBars(out, q, column, config);
   if (!found) return;
   const { bars, sum } = found;
-  const logit = out.logitsAt?.(q)?.[target] ?? sum;
+  const logit = /** @type {Outputs} */ (out).logitsAt?.(q)?.[target] ?? sum;
   paintBars(v, view, ctx, bars, Math.max(...bars.map((b) => Math.abs(b.value)), 1e-9));
   bars.forEach((bar, i) => setText(v.rows[i].value, signed(bar.value)));
   setText(v.sumValue, signed(logit));
@@ -172,11 +196,18 @@ function paint(v, view, ctx, config) {
   setText(v.lens, lens ? lensText(lens.map((layer) => layer.slice(0, 3).map((t) => ({ text: quoted(t.text ?? ""), p: t.p })))) : "");
 }
 
-/** "Logit lens — after layer 1: «x» 12.3%, … …; after layer 2 (the output): …" from each layer's top 3. */
+/**
+ * "Logit lens — after layer 1: «x» 12.3%, … …; after layer 2 (the output): …" from each layer's top 3.
+ * @param {{text: string, p: number}[][]} layers
+ */
 const lensText = (layers) => "Logit lens \u2014 " + layers.map((top, l) => `after layer ${l + 1}${l === layers.length - 1 ? " (the output)" : ""}: ` +
   top.map((t) => `${t.text} ${percent(t.p)}`).join(", ") + " \u2026").join("; ");
 
-/** The rows: a bar per part (its name, a button for a head; its bar against `max`). */
+/**
+ * The rows: a bar per part (its name, a button for a head; its bar against `max`).
+ * @param {Panel} v @param {View} view @param {Context} ctx
+ * @param {{name: string, long: string, value: number, layer?: number, head?: number}[]} bars @param {number} max
+ */
 function paintBars(v, view, ctx, bars, max) {
   bars.forEach((bar, i) => {
     const r = rowAt(v, i, ctx);
