@@ -21,6 +21,7 @@ import { wordsOf, wordSpec, parseWordSpec } from "../model/words.js";
  */
 
 /** Keys the view answers (when focus is not in the text box) and the action each one means. */
+/** @type {Object<string, {type: string, delta?: number, to?: string}|undefined>} */
 export const KEY_ACTIONS = {
   ArrowLeft: { type: "move", delta: -1 },
   ArrowRight: { type: "move", delta: 1 },

@@ -81,9 +81,15 @@ export class Controller {
   computeWith(model) { this.active = model; }
   /** @param {Run} run  a run a feature computed (a continuation), on screen until the next update */
   showRun(run) { this.run = run; }
-  /** A state action is written: the hover ends, and focus follows a pin moved by keyboard. */
+  /**
+   * A state action is written: the hover ends, and focus follows a pin moved by keyboard.
+   * @param {boolean} focusChip
+   */
   acted(focusChip) { this.focusChip = focusChip; this.previewToken = null; }
-  /** A hovered token (null: none); it stays inside the element, unlike every other action. */
+  /**
+   * A hovered token (null: none); it stays inside the element, unlike every other action.
+   * @param {number|null} token
+   */
   hover(token) {
     if (token === this.previewToken) return;
     this.previewToken = token;
@@ -93,7 +99,10 @@ export class Controller {
   /** The element's `result` (result.js toResult), with every feature's fields. */
   result() { return this.run && this.meta ? resultOf(this.run, this.now(), this.meta, this.parts) : null; }
 
-  /** The one place the status changes: status line, retry button and data-status together. */
+  /**
+   * The one place the status changes: status line, retry button and data-status together.
+   * @param {import("./feature.js").Status} status @param {string} text @param {{retry?: boolean}} [options]
+   */
   setStatus(status, text, { retry = false } = {}) {
     this.status = status;
     if (this.shell) paintStatus(this.shell, status, text, retry);
@@ -151,6 +160,7 @@ export class Controller {
   /**
    * Builds the UI and mounts the features for the model's shape and the state's `compact`
    * (only the features marked part of the compact view); again when either changes.
+   * @param {Meta} meta
    */
   mount(meta) {
     const compact = this.states.read(this.host, meta).compact === "1";
@@ -166,8 +176,10 @@ export class Controller {
     this.parts = features.map((f) => f.mount(ui.slots, this.ctx));
   }
 
+  /** @param {unknown} err @param {string} [what] */
   fail(err, what = "load the model") { announceFailure(this, err, what); }
 
+  /** @param {string} name */
   attributeChanged(name) {
     if (name === "text") this.previewToken = null;
     if (name === "compact" && this.meta && this.shell) this.mount(this.meta);

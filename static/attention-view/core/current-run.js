@@ -15,7 +15,9 @@ import { pinnedIndex, shownIndex } from "./state.js";
  * @param {import("../model/runs.js").Run|null} previous
  */
 export async function currentRun(model, state, previous) {
+  /** @param {import("../model/runs.js").Run|null} r */
   const stale = (r) => !runMatches(r, model, state().text, state().ablate);
+  /** @param {import("../model/runs.js").Run} r */
   const positions = (r) => {
     const n = r.labels.length;
     return viewPositions(n, pinnedIndex(state(), n, r.labels), shownIndex(state(), n, r.labels));
@@ -26,6 +28,7 @@ export async function currentRun(model, state, previous) {
     run = await maskedRun(model, text, off, run, { positions });
     if (stale(run)) return null;
   }
-  if ((await ensureLogits(model, run, positions(run))) && stale(run)) return null;
+  // a run that matched, or the one just made
+  if ((await ensureLogits(model, /** @type {import("../model/runs.js").Run} */ (run), positions(/** @type {import("../model/runs.js").Run} */ (run)))) && stale(run)) return null;
   return run;
 }

@@ -48,7 +48,7 @@ function writeState(host, schema, next, type, run, parts) {
   const labels = run && next.text === run.text ? run.labels : null;
   const pinned = labels && next.token !== null ? pinnedIndex(next, labels.length, labels) : -1;
   const detail = {
-    ...Object.fromEntries(schema.names.map((name) => [name, next[name]])),
+    ...Object.fromEntries(schema.names.map((name) => [name, /** @type {Object<string, unknown>} */ (next)[name]])),
     word: labels && pinned >= 0 ? wordSpec(wordsOf(labels), pinned) : null,
     action: type,
   };

@@ -3,14 +3,18 @@
 // markup, and the CSP's ban on inline styles and scripts holds), and write text and `hidden`
 // only when they change (the renderer runs on every keystroke).
 
-/** h("p.status", {role: "status"}, child, "text") -> element; classes after dots. */
+/**
+ * h("p.status", {role: "status"}, child, "text") -> element; classes after dots.
+ * @param {string} spec @param {Object<string, string|number|boolean|null|undefined>} [attrs]
+ * @param {...(Node|string|null|undefined)} children @returns {HTMLElement}
+ */
 export function h(spec, attrs = {}, ...children) {
   const [tag, ...classes] = spec.split(".");
   const el = document.createElement(tag);
   if (classes.length) el.className = classes.join(" ");
   for (const [key, value] of Object.entries(attrs)) {
     if (value === false || value === null || value === undefined) continue;
-    if (key === "text") el.textContent = value;
+    if (key === "text") el.textContent = /** @type {string} */ (value);
     else el.setAttribute(key, value === true ? "" : String(value));
   }
   for (const child of children) {
@@ -23,23 +27,29 @@ export function h(spec, attrs = {}, ...children) {
  * Sets an element's text, reusing its text node: writing `data` is a change of characters,
  * while assigning textContent replaces the node, which costs a style recalc and a layout-tree
  * rebuild for it on every keystroke (measured: ~37 nodes per update). Still text, never HTML.
+ * @param {Node} el @param {string} text
  */
 export function setText(el, text) {
   const node = el.firstChild;
   if (node !== null && node.nodeType === Node.TEXT_NODE && node.nextSibling === null && text !== "") {
-    if (node.data !== text) node.data = text;
+    if (/** @type {Text} */ (node).data !== text) /** @type {Text} */ (node).data = text;
   } else if (el.textContent !== text) {
     el.textContent = text;
   }
 }
 
 /** Shows or hides an element, touching the attribute only on a change: re-assigning `hidden`
- * its current value still counts as an attribute mutation, and invalidates style. */
+ * its current value still counts as an attribute mutation, and invalidates style.
+ * @param {HTMLElement} el @param {boolean} hidden
+ */
 export function setHidden(el, hidden) {
   if (el.hidden !== hidden) el.hidden = hidden;
 }
 
-/** Sets an attribute only when its value changes (a write of the same value still invalidates style). */
+/**
+ * Sets an attribute only when its value changes (a write of the same value still invalidates style).
+ * @param {Element} el @param {string} name @param {string} value
+ */
 export function setAttr(el, name, value) {
   if (el.getAttribute(name) !== value) el.setAttribute(name, value);
 }

@@ -42,6 +42,7 @@ export function viewClass(features, schema) {
     get loading() { return this.getAttribute("loading") === "lazy" ? "lazy" : "eager"; }
     set loading(v) { this._setAttr("loading", v); }
 
+    /** @param {string} name @param {unknown} v  what a property was set to (null removes the attribute) */
     _setAttr(name, v) {
       if (v === null || v === undefined) this.removeAttribute(name);
       else this.setAttribute(name, String(v));
@@ -86,7 +87,7 @@ export function viewClass(features, schema) {
         // Nothing at all (no download) until the element is near the viewport.
         this._observer ??= new IntersectionObserver((entries) => {
           if (entries.some((e) => e.isIntersecting)) {
-            this._observer.disconnect();
+            /** @type {IntersectionObserver} */ (this._observer).disconnect();
             this._start();
           }
         }, { rootMargin: "200px" });
@@ -98,13 +99,14 @@ export function viewClass(features, schema) {
 
     disconnectedCallback() {
       this._observer?.disconnect();
-      if (this._controller.status === "idle") this._observer = null;
+      if (this._controller.status === "idle") this._observer = /** @type {IntersectionObserver|null} */ (null);
       // Removed from the page, nothing keeps writing into it; a move reconnects it before this runs.
       queueMicrotask(() => {
         if (!this.isConnected && features.some((f) => f.methods?.stop)) this.stop();
       });
     }
 
+    /** @param {string} name @param {string|null} oldValue @param {string|null} newValue */
     attributeChangedCallback(name, oldValue, newValue) {
       if (oldValue === newValue) return;
       if (name === "src") this._controller.switchModel();

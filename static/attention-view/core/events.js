@@ -10,9 +10,12 @@ import { KEY_ACTIONS } from "./actions.js";
 // a heading), except in text fields. They go to the view the reader last clicked or focused;
 // with no such view, to the page's only view; with several and none chosen, nowhere.
 
+/** @type {Map<HTMLElement, (action: object) => void>} */
 const pageViews = new Map(); // host element -> act(action)
+/** @type {HTMLElement|null} */
 let lastActive = null;
 
+/** @param {EventTarget} node */
 function isTextField(node) {
   return node instanceof HTMLElement && (node.matches("input, textarea, select") || node.isContentEditable);
 }
@@ -23,16 +26,19 @@ function pageKey(e) {
   const action = KEY_ACTIONS[e.key];
   if (!action) return;
   const path = e.composedPath();
-  if (path.some((n) => pageViews.has(n))) return; // inside a view: its own listener answers
+  if (path.some((n) => pageViews.has(/** @type {HTMLElement} */ (n)))) return; // inside a view: its own listener answers
   if (path.some(isTextField)) return;
   const live = [...pageViews.keys()].filter((host) => host.isConnected && /** @type {any} */ (host).result);
-  const host = live.includes(lastActive) ? lastActive : live.length === 1 ? live[0] : null;
+  const host = live.includes(/** @type {HTMLElement} */ (lastActive)) ? lastActive : live.length === 1 ? live[0] : null;
   if (!host) return;
   e.preventDefault();
-  pageViews.get(host)(action);
+  /** @type {(action: object) => void} */ (pageViews.get(host))(action);
 }
 
-/** Lets the page's keys reach `host` (see above); the document listener is added once. */
+/**
+ * Lets the page's keys reach `host` (see above); the document listener is added once.
+ * @param {HTMLElement} host @param {(action: object) => void} act
+ */
 export function wirePageKeys(host, act) {
   if (pageViews.size === 0) document.addEventListener("keydown", pageKey);
   if (!pageViews.has(host)) {

@@ -9,7 +9,10 @@ import { h } from "./dom.js";
 /** @type {WeakMap<Element, number>} */
 const levels = new WeakMap();
 
-/** The host page's last heading level before `host` (1 without one: the view is the page's topic). */
+/**
+ * The host page's last heading level before `host` (1 without one: the view is the page's topic).
+ * @param {Element} host
+ */
 function levelBefore(host) {
   const root = /** @type {Document|ShadowRoot} */ (host.getRootNode());
   let level = 1;

@@ -17,7 +17,10 @@ export class ModelChoices {
     this.failed = null; // the key of the choice whose load failed, until "Try again"
   }
 
-  /** A part's model for `state`, or null for the shipped one. */
+  /**
+   * A part's model for `state`, or null for the shipped one.
+   * @param {import("./state.js").State} state
+   */
   of(state) {
     for (const part of this.c.parts) {
       const choice = part.model?.(state);
@@ -46,6 +49,7 @@ export class ModelChoices {
    * The model `choice` names, loaded first under its own status line (`shipped` without a
    * choice). Null while a failed choice waits for "Try again"; a choice of anything else goes
    * ahead.
+   * @param {ModelChoice|null} choice @param {import("../model/loader.js").Model} shipped
    */
   async modelFor(choice, shipped) {
     const c = this.c;

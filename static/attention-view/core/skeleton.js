@@ -21,7 +21,10 @@ export class Slots {
     this.anchors = new Map();
   }
 
-  /** Declares slot `name` at the end of `parent` (or before `before`). */
+  /**
+   * Declares slot `name` at the end of `parent` (or before `before`).
+   * @param {string} name @param {Node} parent @param {Node|null} [before]
+   */
   declare(name, parent, before = null) {
     if (this.anchors.has(name)) throw new Error(`slot ${name} is declared twice`);
     const anchor = document.createComment(name);
@@ -30,6 +33,7 @@ export class Slots {
     return this;
   }
 
+  /** @param {string} name */
   has(name) {
     return this.anchors.has(name);
   }
@@ -125,7 +129,10 @@ export function buildUI(shell) {
 
 /** @typedef {ReturnType<typeof buildUI>} UI */
 
-/** The line under the text box: a prompt for an empty text, or what a long text lost. */
+/**
+ * The line under the text box: a prompt for an empty text, or what a long text lost.
+ * @param {import("../model/runs.js").Run} run
+ */
 export function noticeText(run) {
   if (run.text === "") return "Type a sentence above to see which earlier tokens each token attends to.";
   if (!run.truncated) return "";
@@ -138,7 +145,7 @@ export function noticeText(run) {
       `are shown, ${first}.`;
   }
   return `This text is ${total} tokens long and the model reads at most ${n}, so only the last ${n} ` +
-    `are shown: tokens ${start + 1}\u2013${total}, ${first}.`;
+    `are shown: tokens ${/** @type {number} */ (start) + 1}\u2013${total}, ${first}.`;
 }
 
 /**
@@ -156,14 +163,20 @@ export function paintFrame(ui, view) {
   setHidden(ui.body, !view || view.out === null);
 }
 
-/** Shows the UI (hiding the fallback) once its stylesheet has arrived. */
+/**
+ * Shows the UI (hiding the fallback) once its stylesheet has arrived.
+ * @param {Shell} shell
+ */
 export async function reveal(shell) {
   await shell.cssReady;
   shell.ui.hidden = false;
   shell.slot.hidden = true;
 }
 
-/** The status line: text, kind (for CSS) and the retry button. */
+/**
+ * The status line: text, kind (for CSS) and the retry button.
+ * @param {Shell} shell @param {string} kind @param {string} text @param {boolean} retry
+ */
 export function paintStatus(shell, kind, text, retry) {
   shell.status.dataset.kind = kind;
   setText(shell.statusText, text);

@@ -12,7 +12,10 @@ export function trailing(draw, ms) {
   let pending = /** @type {V|null} */ (null);
   let timer = 0;
   return {
-    /** Draws `view` soon (the latest one given by then). */
+    /**
+     * Draws `view` soon (the latest one given by then).
+     * @param {V} view
+     */
     later(view) {
       pending = view;
       if (timer) return;
@@ -21,7 +24,10 @@ export function trailing(draw, ms) {
         draw(/** @type {V} */ (pending));
       }, ms);
     },
-    /** Draws `view` now, dropping what was waiting. */
+    /**
+     * Draws `view` now, dropping what was waiting.
+     * @param {V} view
+     */
     now(view) {
       clearTimeout(timer);
       timer = 0;

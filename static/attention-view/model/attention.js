@@ -39,18 +39,27 @@ export class AttentionTensor {
     return new AttentionTensor(data, L, H, T);
   }
 
-  /** Index of one cell in `data`. */
+  /**
+   * Index of one cell in `data`.
+   * @param {number} layer @param {number} head @param {number} [query] @param {number} [key]
+   */
   offset(layer, head, query = 0, key = 0) {
     return ((layer * this.H + head) * this.T + query) * this.T + key;
   }
 
-  /** One head's row for `query` (T values; keys after the query are 0, or -Infinity in scores). */
+  /**
+   * One head's row for `query` (T values; keys after the query are 0, or -Infinity in scores).
+   * @param {number} layer @param {number} head @param {number} query
+   */
   row(layer, head, query) {
     const at = this.offset(layer, head, query);
     return this.data.subarray(at, at + this.T);
   }
 
-  /** One head's T × T matrix, row-major. */
+  /**
+   * One head's T × T matrix, row-major.
+   * @param {number} layer @param {number} head
+   */
   matrix(layer, head) {
     const at = this.offset(layer, head);
     return this.data.subarray(at, at + this.T * this.T);

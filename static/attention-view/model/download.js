@@ -15,7 +15,10 @@ export function downloadTimeout() {
   return timeoutMs;
 }
 
-/** Sets that limit for every element on the page; a non-positive value restores 30 s. */
+/**
+ * Sets that limit for every element on the page; a non-positive value restores 30 s.
+ * @param {number} ms
+ */
 export function setDownloadTimeout(ms) {
   timeoutMs = Number(ms) > 0 ? Number(ms) : DEFAULT_TIMEOUT_MS;
 }
@@ -41,6 +44,7 @@ export async function download(folder, name, e, onBytes = () => {}) {
       controller.abort();
     }, timeoutMs);
   };
+  /** @param {unknown} err */
   const why = (err) => timedOut
     ? new Error(`${name} stopped arriving (no data for ${Math.round(timeoutMs / 1000)} s)`)
     : unreachable(url, err);
@@ -82,6 +86,7 @@ export async function download(folder, name, e, onBytes = () => {}) {
   }
 }
 
+/** @param {ArrayBuffer} buffer */
 function hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -90,18 +95,23 @@ function hex(buffer) {
  * Checks `bytes` against the sha256 meta.json records for `name`. Skipped (not failed) where
  * the page is no secure context (crypto.subtle is missing: plain http on a non-local host) or
  * meta.json records no hash for the file.
+ * @param {string} name @param {Uint8Array} bytes @param {Pick<import("../meta-type.js").Meta, "files">} meta
  */
 export async function verify(name, bytes, meta) {
   await checkSha256(name, bytes, meta.files?.[name]?.sha256, "meta.json");
 }
 
-/** The same check against the hash `record` (the file that lists it: timeline.json) gives. */
+/**
+ * The same check against the hash `record` (the file that lists it: timeline.json) gives.
+ * @param {string} name @param {Uint8Array} bytes @param {string|undefined} want @param {string} record
+ */
 export async function checkSha256(name, bytes, want, record) {
   if (!want || !globalThis.crypto?.subtle) return;
-  const got = hex(await crypto.subtle.digest("SHA-256", bytes));
+  const got = hex(await crypto.subtle.digest("SHA-256", /** @type {BufferSource} */ (bytes)));
   if (got !== want) throw new Error(`${name} is corrupt or from another version (its sha256 is not the one ${record} records)`);
 }
 
+/** @param {string} name @param {Uint8Array} bytes @returns {any} the file's JSON, not yet checked */
 export function parseJSON(name, bytes) {
   try {
     return JSON.parse(new TextDecoder().decode(bytes));

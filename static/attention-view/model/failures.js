@@ -16,11 +16,15 @@ export class LoadFailure extends Error {
   }
 }
 
-/** The file's name without the query a retry adds. */
+/**
+ * The file's name without the query a retry adds.
+ * @param {string} url
+ */
 function fileName(url) {
   return new URL(url).pathname.split("/").pop() || url;
 }
 
+/** @param {string} url */
 function crossOrigin(url) {
   return new URL(url, document.baseURI).origin !== location.origin;
 }
@@ -125,7 +129,10 @@ export async function runtimeFailure(err, wasmURL) {
   return new LoadFailure(`the runtime (onnxruntime-web) could not start: ${said.replace(/\s*Build with -s\w+.*$/s, "")}`, { cause: err });
 }
 
-/** A message as one sentence: exactly one full stop at its end. */
+/**
+ * A message as one sentence: exactly one full stop at its end.
+ * @param {unknown} message
+ */
 export function sentence(message) {
   return `${String(message).trim().replace(/[.\s]+$/u, "")}.`;
 }

@@ -18,6 +18,7 @@
  *   two inputs' values (null: the graph has no such input) and the positions whose logits come back, in order
  */
 export function optionalFeeds(inputNames, T, L, H, mask, positions) {
+  /** @param {string} name */
   const has = (name) => inputNames.includes(name);
   if (mask !== null && !has("head_mask")) {
     throw new Error("this model's graph has no head_mask input, so it cannot switch heads off: re-export it with the current exporter");

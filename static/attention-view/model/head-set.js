@@ -21,11 +21,13 @@ export const ANY_MODEL = Object.freeze({ n_layer: Infinity, n_head: Infinity });
  * Entries are separated by spaces or commas; an entry that is malformed or names a head the
  * model does not have is left out and reported in `errors`, the rest still apply.
  * @returns {Ablation}
+ * @param {string|null|undefined} value @param {{n_layer: number, n_head: number}} config
  */
 export function parseAblate(value, config) {
   /** @type {[number, number][]} */
   const heads = [];
   const bad = new Map(); // phrase -> how many entries it stands for
+  /** @param {string} phrase */
   const report = (phrase) => bad.set(phrase, (bad.get(phrase) ?? 0) + 1);
   const seen = new Set();
   for (const entry of String(value ?? "").split(/[\s,]+/u)) {
@@ -55,6 +57,7 @@ export function parseAblate(value, config) {
 const LISTED = 5;
 const QUOTED = 24;
 
+/** @param {string} entry */
 function quoted(entry) {
   const chars = [...entry];
   return `\u201c${chars.length > QUOTED ? `${chars.slice(0, QUOTED - 1).join("")}\u2026` : entry}\u201d`;
@@ -68,17 +71,26 @@ function summarise(bad) {
   return [...phrases.slice(0, LISTED), `and ${more.toLocaleString("en-US")} more like ${more === 1 ? "it" : "these"}`];
 }
 
-/** [[1, 2], [2, 3]] -> "1.2 2.3"; null for no heads (no attribute). */
+/**
+ * [[1, 2], [2, 3]] -> "1.2 2.3"; null for no heads (no attribute).
+ * @param {[number, number][]} heads
+ */
 export function formatAblate(heads) {
   return heads.length ? heads.map(([l, h]) => `${l}.${h}`).join(" ") : null;
 }
 
-/** Whether [layer, head] is among `heads` (1-based pairs, as parseAblate gives them). */
+/**
+ * Whether [layer, head] is among `heads` (1-based pairs, as parseAblate gives them).
+ * @param {[number, number][]|null|undefined} heads @param {number} layer @param {number} head
+ */
 export function isHeadOff(heads, layer, head) {
   return !!heads?.some(([l, h]) => l === layer && h === head);
 }
 
-/** The canonical `ablate` with one head switched the other way. */
+/**
+ * The canonical `ablate` with one head switched the other way.
+ * @param {string|null} ablate @param {number} layer @param {number} head @param {{n_layer: number, n_head: number}} config
+ */
 export function toggleHead(ablate, layer, head, config) {
   const { heads } = parseAblate(ablate, config);
   const at = heads.findIndex(([l, h]) => l === layer && h === head);

@@ -8,18 +8,28 @@
 // (one module instance per widget), while the <attention-view> class, and so the loader it
 // uses, is the first instance's.
 
-const store = (globalThis[Symbol.for("attention-view.held-files")] ??= { folders: new Map(), runtime: {} });
+/**
+ * @typedef {{ort?: any, wasm?: Uint8Array|ArrayBuffer|null, tokenizers?: typeof import("@huggingface/tokenizers")}} HeldRuntime
+ *   `ort` is whatever onnxruntime-web module the host imported (ort-host.js takes it as it comes)
+ * @typedef {{folders: Map<string, Object<string, Uint8Array|PromiseLike<Uint8Array>>>, runtime: HeldRuntime}} Store
+ */
+
+const store = (/** @type {Record<symbol, Store>} */ (/** @type {unknown} */ (globalThis))[Symbol.for("attention-view.held-files")] ??= { folders: new Map(), runtime: {} });
 
 /**
  * Hands over the files of `folder` (an absolute URL ending in "/"): {name: Uint8Array}, or for a
  * file the host sends only once it is read (a notebook's training timeline) a PromiseLike of one,
  * which download.js awaits.
+ * @param {string} folder @param {Object<string, Uint8Array|PromiseLike<Uint8Array>>} files
  */
 export function holdFolder(folder, files) {
   store.folders.set(folder, { ...store.folders.get(folder), ...files });
 }
 
-/** The bytes handed over for `folder + name`, or null (fetch it). */
+/**
+ * The bytes handed over for `folder + name`, or null (fetch it).
+ * @param {string} folder @param {string} name
+ */
 export function heldFile(folder, name) {
   return store.folders.get(folder)?.[name] ?? null;
 }
@@ -27,6 +37,7 @@ export function heldFile(folder, name) {
 /**
  * Hands over the runtime: `ort` (an onnxruntime-web module, e.g. its wasm bundle), `wasm`
  * (the bytes of its wasm, so that it fetches none) and `tokenizers` (@huggingface/tokenizers).
+ * @param {HeldRuntime} runtime
  */
 export function holdRuntime(runtime) {
   Object.assign(store.runtime, runtime);

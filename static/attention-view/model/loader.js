@@ -26,21 +26,33 @@ import { optionalFeeds } from "./graph-inputs.js";
 import { attributionRows } from "../readouts/attribution.js";
 import { VENDOR } from "../paths.js";
 
+/**
+ * @typedef {import("@huggingface/tokenizers").Tokenizer} Tokenizer
+ * @typedef {{cache: RequestCache, promises: Map<string, Promise<unknown>>, values: Map<string, unknown>,
+ *   loaded: Object<string, number>}} Entry  a folder's loads by key (meta.json, its tokenizer, its model, ...)
+ */
+
 export { downloadTimeout, setDownloadTimeout } from "./download.js";
 
 /** Progress of model downloads: `progress` events with detail {folder, loaded, total}. */
 export const loaderEvents = new EventTarget();
 
+/** @type {Map<string, Entry>} */
 const folders = new Map(); // folder URL -> {cache, promises: Map(key -> Promise), loaded}
+/** @type {Set<string>} */
 const reloaded = new Set(); // folders a retry has forgotten: their fetches skip the HTTP cache
 
-/** The model folder as an absolute URL ending in "/". */
+/**
+ * The model folder as an absolute URL ending in "/".
+ * @param {string} src @param {string} base
+ */
 export function folderURL(src, base) {
   const url = new URL(src, base);
   if (!url.pathname.endsWith("/")) url.pathname += "/";
   return url.href;
 }
 
+/** @param {string} folder @returns {Entry} */
 function entry(folder) {
   let e = folders.get(folder);
   if (!e) {
@@ -57,7 +69,7 @@ function entry(folder) {
  * @template T
  * @param {string} folder
  * @param {string} key
- * @param {(e: {cache: RequestCache}) => Promise<T>} make
+ * @param {(e: Entry) => Promise<T>} make
  * @returns {Promise<T>}
  */
 export function once(folder, key, make) {
@@ -68,29 +80,35 @@ export function once(folder, key, make) {
     promise.then((value) => e.promises.get(key) === promise && e.values.set(key, value),
       () => e.promises.get(key) === promise && e.promises.delete(key));
   }
-  return e.promises.get(key);
+  return /** @type {Promise<T>} */ (e.promises.get(key));
 }
 
-/** What `once(folder, key)` resolved with, or null while it has not (nothing is started). */
+/**
+ * What `once(folder, key)` resolved with, or null while it has not (nothing is started).
+ * @template T @param {string} folder @param {string} key @returns {T|null}
+ */
 export function settled(folder, key) {
-  return folders.get(folder)?.values.get(key) ?? null;
+  return /** @type {T|null} */ (folders.get(folder)?.values.get(key) ?? null);
 }
 
 /**
  * Drops everything loaded from `folder` (meta.json included: it may be the stale one), and
  * makes every later request for it bypass the HTTP cache. Elements already holding a model
  * keep it; the next load starts over.
+ * @param {string} folder
  */
 export function forget(folder) {
   folders.delete(folder);
   reloaded.add(folder);
 }
 
+/** @param {string} folder @returns {Promise<import("../meta-type.js").Meta>} */
 export function loadMeta(folder) {
   return once(folder, "meta.json", async (e) => checkMeta(parseJSON("meta.json", await download(folder, "meta.json", e))));
 }
 
 // A model file, downloaded and verified against meta.json (both fetched side by side).
+/** @param {string} folder @param {string} name @param {Entry} e @param {(bytes: number) => void} [onBytes] */
 function verified(folder, name, e, onBytes) {
   return Promise.all([download(folder, name, e, onBytes), loadMeta(folder)]).then(async ([bytes, meta]) => {
     await verify(name, bytes, meta);
@@ -98,17 +116,22 @@ function verified(folder, name, e, onBytes) {
   });
 }
 
+/** @param {string} folder */
 export function loadGolden(folder) {
   return once(folder, "golden.json", async (e) => parseJSON("golden.json", await verified(folder, "golden.json", e)));
 }
 
-/** Bytes a first visit downloads for the model itself (model.onnx + tokenizer.json). */
+/**
+ * Bytes a first visit downloads for the model itself (model.onnx + tokenizer.json).
+ * @param {Pick<import("../meta-type.js").Meta, "files">} meta
+ */
 export function modelBytes(meta) {
   const files = meta.files || {};
   return ["model.onnx", "tokenizer.json"].reduce((n, f) => n + (files[f]?.bytes || 0), 0);
 }
 
 // Reports the bytes received so far of model.onnx and tokenizer.json together.
+/** @param {string} folder @param {Entry} e @param {string} name @returns {(bytes: number) => void} */
 function counter(folder, e, name) {
   return (bytes) => {
     e.loaded[name] = bytes;
@@ -119,7 +142,10 @@ function counter(folder, e, name) {
 
 const TOKENIZER_MODULE = `${VENDOR}tokenizers.min.mjs`;
 
-/** The folder's tokenizer (tokenizer.json through @huggingface/tokenizers), shared. */
+/**
+ * The folder's tokenizer (tokenizer.json through @huggingface/tokenizers), shared.
+ * @param {string} folder @returns {Promise<Tokenizer>}
+ */
 export function loadTokenizer(folder) {
   return once(folder, "tokenizer", async (e) => {
     const [{ Tokenizer }, bytes] = await Promise.all([
@@ -136,6 +162,7 @@ export class Model {
    * `step`: the training step whose snapshot this is (timeline.js); null: the shipped model.
    * @param {import("./runtime.js").Session} session
    * @param {number|null} [step]
+   * @param {Tokenizer} tokenizer @param {import("../meta-type.js").Meta} meta
    */
   constructor(session, tokenizer, meta, step = null) {
     this.session = session;
@@ -148,7 +175,10 @@ export class Model {
     this.queue = Promise.resolve(); // ORT allows one run at a time per session
   }
 
-  /** Token ids and vocabulary pieces for a text (no special tokens). */
+  /**
+   * Token ids and vocabulary pieces for a text (no special tokens).
+   * @param {string} text @returns {{ids: number[], pieces: string[]}}
+   */
   encode(text) {
     if (text === "") return { ids: [], pieces: [] };
     const enc = this.tokenizer.encode(text, { add_special_tokens: false });
@@ -175,6 +205,7 @@ export class Model {
     return job;
   }
 
+  /** @param {number[]} ids @param {Float32Array|null} headMask @param {number[]|null} positions */
   async _run(ids, headMask, positions) {
     const { n_layer: L, n_head: H, vocab_size: V, n_ctx } = this.config;
     const T = ids.length;
@@ -182,7 +213,7 @@ export class Model {
     if (headMask !== null && headMask.length !== L * H) throw new Error(`head_mask needs ${L * H} values, not ${headMask.length}`);
     // A copy: the run keeps it (runs.js ensureLogits runs again with the same heads off).
     const mask = headMask === null ? null : Float32Array.from(headMask);
-    const int64 = (values, dims) => ({ type: "int64", data: BigInt64Array.from(values, (i) => BigInt(i)), dims });
+    const int64 = (/** @type {number[]} */ values, /** @type {number[]} */ dims) => ({ type: "int64", data: BigInt64Array.from(values, (i) => BigInt(i)), dims });
     /** @type {Object<string, import("./ort-host.js").Plain>} */
     const feeds = { input_ids: int64(ids, [1, T]) };
     // head_mask and logit_positions are plain inputs (onnxruntime-web cannot feed an
@@ -193,7 +224,7 @@ export class Model {
     const res = await this.session.run(feeds);
     const logits = /** @type {Float32Array} */ (res.logits.data); // [1, at.length, V]
     const rows = new Map(at.map((q, i) => [q, logits.subarray(i * V, (i + 1) * V)]));
-    const tensor = (name) => new AttentionTensor(/** @type {Float32Array} */ (res[name].data), L, H, T);
+    const tensor = (/** @type {string} */ name) => new AttentionTensor(/** @type {Float32Array} */ (res[name].data), L, H, T);
     // What each part wrote toward the predictions at those positions (null: an older graph).
     const attribution = attributionRows(res, at, { L, H, T, V });
     return { T, L, H, V, mask, rows, attribution, attention: tensor("attention"), scores: tensor("scores") };
@@ -213,7 +244,10 @@ export function createSession(runtime, bytes) {
   });
 }
 
-/** The shared model for a folder (one fetch, one session), loading it on first call. */
+/**
+ * The shared model for a folder (one fetch, one session), loading it on first call.
+ * @param {string} folder @returns {Promise<Model>}
+ */
 export function loadModel(folder) {
   return once(folder, "model", async (e) => {
     // The runtime starts its wasm at once (runtime.js), and the session is created the moment

@@ -33,7 +33,11 @@ export async function maskedRun(model, text, off, previous = null, { baseline = 
   return run;
 }
 
-/** True when `run` is what `text` with `ablate` gives on `model` (null ablate = every head on). */
+/**
+ * True when `run` is what `text` with `ablate` gives on `model` (null ablate = every head on).
+ * @param {import("./runs.js").Run|null} run @param {import("./loader.js").Model|null} model @param {string|null|undefined} text
+ * @param {string|null|undefined} ablate
+ */
 export function runMatches(run, model, text, ablate) {
   return !!run && run.model === model && run.text === text && (run.ablate ?? null) === (ablate ?? null);
 }

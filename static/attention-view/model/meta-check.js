@@ -10,9 +10,12 @@ import { FORMAT_VERSION, REQUIRED } from "./meta-fields.js";
 // The model's shape: every panel and every run of the graph needs each one.
 const CONFIG = ["n_layer", "n_head", "n_ctx", "vocab_size", "d_model", "d_head"];
 
+/** @param {unknown} v */
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+/** @param {any} v */
 const isCount = (v) => Number.isInteger(v) && v > 0;
 
+/** @param {unknown} value */
 function shown(value) {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 40 ? `${text.slice(0, 39)}\u2026` : text;
@@ -22,6 +25,10 @@ function shown(value) {
  * The value at `path` ("config.n_head") of `meta` (or `value`, for a key with dots in it: a
  * file's name), checked: `missing` says whether an absent field is wrong, `ok` whether a
  * present one is right (`what` says what it must be).
+ */
+/**
+ * @param {any} meta  meta.json as parsed: what is checked here @param {string} path
+ * @param {{missing: boolean, ok: (v: any) => boolean, what: string}} check @param {any} [value]
  */
 function field(meta, path, { missing, ok, what }, value = path.split(".").reduce((v, k) => (isObject(v) ? v[k] : undefined), meta)) {
   if (value === undefined || value === null) {
@@ -78,6 +85,7 @@ export function checkMeta(meta) {
   field(meta, "config", { missing: true, ok: isObject, what: "an object" });
   for (const key of CONFIG) field(meta, `config.${key}`, { missing: true, ok: isCount, what: "a positive whole number" });
   const { n_layer: L, n_head: H } = meta.config;
+  /** @param {string} path @param {(v: any) => boolean} ok @param {string} what @param {...any} value */
   const optional = (path, ok, what, ...value) => field(meta, path, { missing: false, ok, what }, ...value);
   if (optional("default", isObject, "an object")) {
     optional("default.text", (v) => typeof v === "string", "a string");

@@ -58,6 +58,7 @@ const outputs = new WeakMap();
  * The outputs behind a result: the run's own for a result of this module, or read from
  * `attention` for a plain object (a result that went through JSON).
  * @returns {{T: number, L: number, H: number, attention: AttentionTensor}}
+ * @param {Result} result
  */
 export function outputsOf(result) {
   const own = outputs.get(result);

@@ -45,7 +45,7 @@
  * @property {import("./loader.js").Model|null} model  the loaded model that computed it (null: golden.json, empty)
  * @property {(id: number) => string|null} pieceOf  vocabulary string of an id; null while the
  *   tokenizer has not arrived (golden runs)
- * @property {any} [tokenizer]  a golden run's tokenizer, once it has arrived (it names the predictions)
+ * @property {import("@huggingface/tokenizers").Tokenizer|null} [tokenizer]  a golden run's tokenizer, once it has arrived (it names the predictions)
  * @property {string|null} [ablate]  the heads switched off in `out` (head-set.js canonical
  *   form; null or absent: every head on)
  * @property {import("./head-set.js").Ablation|null} [off]  the same, read (the list of heads)
@@ -60,17 +60,29 @@ import { AttentionTensor } from "./attention.js";
 import { loadGolden, loadTokenizer } from "./loader.js";
 import { topFromLogits } from "../readouts/readouts.js";
 
+/**
+ * @typedef {import("./token-labels.js").TokenLabel} TokenLabel
+ * @typedef {import("@huggingface/tokenizers").Tokenizer} Tokenizer
+ * @typedef {{text: string, ids: number[], pieces: string[], attention: (number|null)[][][][], scores: (number|null)[][][][],
+ *   top: {id: number, p: number}[][]}} Golden  golden.json
+ */
+
 // Texts up to this many characters are tokenized whole (the notice can then give the exact
 // token count); longer ones only by a tail that holds more than n_ctx tokens, so that a pasted
 // book costs a window's worth of tokenizing per keystroke, not the whole book.
 export const WHOLE_TEXT_CHARS = 4096;
 
+/**
+ * @template {{pieces: string[]}} R
+ * @param {R & {labels?: TokenLabel[], names?: string[]}} run @returns {R & {labels: TokenLabel[], names: string[]}}
+ */
 export function withLabels(run) {
   run.labels = labelTokens(run.pieces);
-  run.names = run.labels.map((_, i) => tokenName(run.labels, i));
-  return run;
+  run.names = run.labels.map((_, i) => tokenName(/** @type {TokenLabel[]} */ (run.labels), i));
+  return /** @type {R & {labels: TokenLabel[], names: string[]}} */ (run);
 }
 
+/** @param {string|undefined} ch */
 const isSpace = (ch) => ch === undefined || /\s/.test(ch);
 
 /**
@@ -79,6 +91,7 @@ const isSpace = (ch) => ch === undefined || /\s/.test(ch);
  * new pre-token (" word") of the byte-level BPE's split pattern. Without such a place (a text
  * with no spaces), any code point boundary; the one token at the cut may then differ, and is
  * dropped because the tail must give more than n_ctx tokens.
+ * @param {string} text @param {number} from
  */
 export function safeCut(text, from) {
   const limit = Math.min(text.length - 1, from + 1024);
@@ -89,7 +102,10 @@ export function safeCut(text, from) {
   return code >= 0xdc00 && code <= 0xdfff ? from + 1 : from; // never split a surrogate pair
 }
 
-/** The last n_ctx tokens of `text` and what was cut, tokenizing only as much as needed. */
+/**
+ * The last n_ctx tokens of `text` and what was cut, tokenizing only as much as needed.
+ * @param {import("./loader.js").Model} model @param {string} text
+ */
 export function lastTokens(model, text) {
   const { n_ctx } = model.config;
   let size = n_ctx * 16;
@@ -109,27 +125,33 @@ export function lastTokens(model, text) {
   };
 }
 
-/** Gives a live run's outputs their `topAt` and `logitsAt` (see Outputs); returns `out`. */
+/**
+ * Gives a live run's outputs their `topAt` and `logitsAt` (see Outputs); returns `out`.
+ * @param {Awaited<ReturnType<import("./loader.js").Model["run"]>> & Partial<Outputs>} out  a live run's (Model.run)
+ * @returns {Outputs}
+ */
 export function withPredictions(out) {
   // Memoised: the renderer and `result` both ask for the pinned position on every update,
   // and each call is a softmax over the whole vocabulary.
+  /** @type {Map<number, {id: number, p: number}[]>} */
   const tops = new Map();
   out.logitsAt = (q) => out.rows.get(q) ?? null;
   out.topAt = (q) => {
     if (!tops.has(q)) {
-      const row = out.logitsAt(q);
+      const row = /** @type {(query: number) => Float32Array|null} */ (out.logitsAt)(q);
       if (!row) return [];
       tops.set(q, topFromLogits(row));
     }
-    return tops.get(q);
+    return /** @type {{id: number, p: number}[]} */ (tops.get(q));
   };
-  return out;
+  return /** @type {Outputs} */ (out);
 }
 
 /**
  * The positions of `run` whose predictions the view reads for `pinned` and `shown` (the
  * hovered token, or the pinned one): those two and the last token (what "Continue" picks
  * from), 0-based and within the run.
+ * @param {number} count @param {...number} indices
  */
 export function viewPositions(count, ...indices) {
   return [...new Set([...indices, count - 1])].filter((q) => q >= 0 && q < count);
@@ -139,12 +161,13 @@ export function viewPositions(count, ...indices) {
  * Makes sure `run`'s live outputs (and its every-head-on baseline) have logits at `positions`,
  * running the model again for any that are missing, with the same heads off; the attention of
  * that run is the same and is not kept. Resolves true when it ran the model.
+ * @param {import("./loader.js").Model} model @param {Run} run @param {number[]} positions
  */
 export async function ensureLogits(model, run, positions) {
   let ran = false;
   for (const out of new Set([run.out, run.baseline])) {
     if (!out?.rows || run.model !== model) continue;
-    const missing = positions.filter((q) => q >= 0 && q < out.T && !out.rows.has(q));
+    const missing = positions.filter((q) => q >= 0 && q < out.T && !/** @type {Map<number, Float32Array>} */ (out.rows).has(q));
     if (!missing.length) continue;
     const more = await model.run(run.ids, out.mask, missing);
     for (const [q, row] of more.rows) out.rows.set(q, row);
@@ -191,6 +214,7 @@ export async function liveRun(model, text, headMask = null, previous = null, pos
  * The same shape from golden.json. The tokenizer only names the predicted tokens; without it
  * (it may arrive a moment later) their labels are empty until `run.tokenizer` is set.
  * @returns {Run}
+ * @param {Golden} golden @param {import("../meta-type.js").Meta} meta @param {Tokenizer|null} [tokenizer]
  */
 export function goldenRun(golden, meta, tokenizer = null) {
   const { n_layer: L, n_head: H } = meta.config;
@@ -200,7 +224,7 @@ export function goldenRun(golden, meta, tokenizer = null) {
     T, L, H, V: meta.config.vocab_size,
     attention: AttentionTensor.fromNested(golden.attention, 0),
     scores: AttentionTensor.fromNested(golden.scores, -Infinity), // JSON has no -Infinity: masked keys are null
-    topAt: (q) => golden.top[q],
+    topAt: (/** @type {number} */ q) => golden.top[q],
   } : null;
   const run = withLabels({
     text: golden.text,
@@ -211,7 +235,7 @@ export function goldenRun(golden, meta, tokenizer = null) {
     out,
     model: null,
     tokenizer,
-    pieceOf: (id) => (run.tokenizer ? run.tokenizer.id_to_token(id) ?? "" : null),
+    pieceOf: (/** @type {number} */ id) => (run.tokenizer ? run.tokenizer.id_to_token(id) ?? "" : null),
   });
   return run;
 }
@@ -222,6 +246,7 @@ export function goldenRun(golden, meta, tokenizer = null) {
  * and the live model is what reports a real failure. The tokenizer, which names the
  * predictions ("…" until then), arrives later: `named(run)` is called then.
  * @returns {Promise<Run|null>}
+ * @param {string} folder @param {import("../meta-type.js").Meta} meta @param {(run: Run) => void} named
  */
 export async function goldenHeadStart(folder, meta, named) {
   const golden = await loadGolden(folder).catch(() => null);
@@ -234,7 +259,10 @@ export async function goldenHeadStart(folder, meta, named) {
   return run;
 }
 
-/** @returns {Run} */
+/**
+ * @param {boolean} live
+ * @returns {Run}
+ */
 export function emptyRun(live) {
   return { text: "", live, ids: [], pieces: [], labels: [], names: [], truncated: null, out: null, model: null, pieceOf: () => "" };
 }

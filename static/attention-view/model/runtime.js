@@ -29,7 +29,7 @@ export const ORT_WASM = `${VENDOR}ort-wasm-simd-threaded.wasm`;
 // One runtime per page, kept on globalThis: preload.js is bundled with a copy of this module
 // of its own, and the widget's copy must find the runtime preload.js started.
 const shared = /** @type {{runtime: Promise<Runtime>|null, attempt: number}} */ (
-  globalThis[Symbol.for("attention-view.runtime")] ??= { runtime: null, attempt: 0 });
+  /** @type {Record<symbol, unknown>} */ (/** @type {unknown} */ (globalThis))[Symbol.for("attention-view.runtime")] ??= { runtime: null, attempt: 0 });
 
 /** The runtime, its wasm backend already starting. @returns {Promise<Runtime>} */
 export function loadRuntime() {
@@ -68,7 +68,10 @@ async function start(n) {
   return onThisPage(await import(ORT_MODULE + query), { wasmURL });
 }
 
-/** The runtime on the page's own thread. @returns {Runtime} */
+/**
+ * The runtime on the page's own thread. @returns {Runtime}
+ * @param {any} ort  an onnxruntime-web module (ort-host.js startOrt) @param {{wasm?: ArrayBuffer|Uint8Array|null, wasmURL?: string|null}} options
+ */
 function onThisPage(ort, options) {
   startOrt(ort, options);
   return {

@@ -24,18 +24,23 @@ import { mulberry32 } from "../../shared/rng.js";
 export const DEFAULTS = Object.freeze({ maxTokens: 20, temperature: 0.8, topK: 40, seed: 1 });
 export const MAX_SEED = 0xffffffff;
 
-/** A seeded source of uniform draws in [0, 1): k/2^32 for a 32-bit integer k. */
+/**
+ * A seeded source of uniform draws in [0, 1): k/2^32 for a 32-bit integer k.
+ * @param {number} seed
+ */
 export function uniformStream(seed) {
   return mulberry32(seed);
 }
 
 // A setting as given: a number, or a string from an attribute or a text field ("" = not set).
+/** @param {unknown} value  as a script or an attribute gives it */
 function asNumber(value) {
   if (typeof value === "number") return value;
   if (typeof value === "string" && value.trim() !== "" && /^[\s\d.eE+-]+$/.test(value)) return Number(value);
   return NaN;
 }
 
+/** @param {unknown} value */
 const shown = (value) => (typeof value === "string" ? `\u201c${value}\u201d` : String(value));
 
 /** The one wording of each setting's rule, shared by generate()'s TypeError and the widget. */
@@ -46,6 +51,7 @@ export const RULES = {
   seed: `the seed must be a whole number from 0 to ${MAX_SEED}`,
 };
 
+/** @type {Record<keyof typeof DEFAULTS, (n: number) => boolean>} */
 const VALID = {
   maxTokens: (n) => Number.isInteger(n) && n >= 1,
   temperature: (n) => Number.isFinite(n) && n >= 0,
@@ -56,6 +62,7 @@ const VALID = {
 /**
  * Checks one setting; returns its number or throws a TypeError naming the rule and the value.
  * `value` null, undefined or "" means "not set": `fallback` is used instead.
+ * @param {keyof typeof DEFAULTS} name @param {unknown} value @param {number} [fallback]
  */
 export function checkSetting(name, value, fallback = DEFAULTS[name]) {
   if (value === null || value === undefined || value === "") return fallback;
@@ -77,7 +84,10 @@ export function checkSettings({ maxTokens, temperature, topK, seed } = {}, fallb
   };
 }
 
-/** The ids of the k largest logits, largest first, ties by lower id (the one candidate order). */
+/**
+ * The ids of the k largest logits, largest first, ties by lower id (the one candidate order).
+ * @param {ArrayLike<number>} logits @param {number} k @returns {number[]}
+ */
 export function topIds(logits, k) {
   const V = logits.length;
   if (k * 4 >= V) {
@@ -88,6 +98,7 @@ export function topIds(logits, k) {
   // Few candidates: one pass keeping a sorted list of k (a sort of the whole vocabulary costs
   // most of a millisecond per token). Ids arrive in increasing order, so a later id with an
   // equal logit goes after the earlier one, as in the sort above.
+  /** @type {number[]} */
   const best = [];
   for (let i = 0; i < V; i++) {
     const v = logits[i];
@@ -122,7 +133,7 @@ export function sampleNext(logits, { temperature, topK }, uniform) {
   const max = logits[best];
   let total = 0;
   for (let i = 0; i < V; i++) total += Math.exp(logits[i] - max);
-  const p = (id) => Math.exp(logits[id] - max) / total;
+  const p = (/** @type {number} */ id) => Math.exp(logits[id] - max) / total;
   if (temperature === 0) return { id: best, p: p(best) };
   const k = Math.min(topK, V);
   const order = topIds(logits, k);
@@ -150,6 +161,7 @@ export function sampleNext(logits, { temperature, topK }, uniform) {
  * Draw number `n` (0-based) of the seed's stream. The token at position n of the window is
  * picked with draw n, so a continuation does not depend on how it was split into
  * generations: Stop and Continue, or two Continues of 10, pick the same tokens as one of 20.
+ * @param {number} seed @param {number} n
  */
 export function uniformAt(seed, n) {
   const uniform = uniformStream(seed);

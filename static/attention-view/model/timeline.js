@@ -36,12 +36,18 @@ import { pointIndex } from "../readouts/timeline.js";
  */
 
 const MANIFEST = "timeline.json";
+/** @param {number} step */
 const stepKey = (step) => `timeline step ${step}`;
 
 // Loads that failed, by folder and key: their next try skips the HTTP cache, which may hold
 // the bad answer (a truncated download, a half-deployed file).
+/** @type {Set<string>} */
 const failed = new Set();
 
+/**
+ * @template T
+ * @param {string} folder @param {string} key @param {(e: {cache: RequestCache}) => Promise<T>} make
+ */
 function tried(folder, key, make) {
   return once(folder, key, async (e) => {
     const id = `${folder}\n${key}`;
@@ -57,12 +63,16 @@ function tried(folder, key, make) {
 /**
  * Whether the folder has a timeline the widget can reach: meta.json points to one, and a host that
  * handed the model's files over (a notebook: held-files.js) handed over timeline.json too.
+ * @param {string} folder @param {import("../meta-type.js").Meta} meta
  */
 export function hasTimeline(folder, meta) {
   return !!meta.timeline && (!heldFile(folder, "meta.json") || !!heldFile(folder, meta.timeline.manifest));
 }
 
-/** The folder's timeline.json, downloaded once and checked. @returns {Promise<Timeline>} */
+/**
+ * The folder's timeline.json, downloaded once and checked. @returns {Promise<Timeline>}
+ * @param {string} folder
+ */
 export function loadTimeline(folder) {
   return tried(folder, MANIFEST, async (e) => {
     const meta = await loadMeta(folder);
@@ -74,12 +84,20 @@ export function loadTimeline(folder) {
   });
 }
 
-/** The timeline if it has loaded, else null. @returns {Timeline|null} */
+/**
+ * The timeline if it has loaded, else null. @returns {Timeline|null}
+ * @param {string} folder
+ */
 export function loadedTimeline(folder) {
   return settled(folder, MANIFEST);
 }
 
+/**
+ * @param {any} timeline  timeline.json as parsed: this is the check
+ * @param {import("../meta-type.js").Meta} meta @param {string} folder @returns {Timeline}
+ */
 function checked(timeline, meta, folder) {
+  /** @param {string} why */
   const bad = (why) => new Error(`timeline.json is not a timeline of this model (${why})`);
   const points = timeline?.points;
   if (!Array.isArray(points) || points.length < 2) throw bad("it lists no snapshot");
@@ -98,7 +116,10 @@ function checked(timeline, meta, folder) {
   return { ...timeline, formed: Array.isArray(timeline.formed) ? timeline.formed : [], folder };
 }
 
-/** The point a step shows: the last snapshot at or before it (the first one before them all). */
+/**
+ * The point a step shows: the last snapshot at or before it (the first one before them all).
+ * @param {Timeline} timeline @param {number} step
+ */
 export function pointAt(timeline, step) {
   return timeline.points[pointIndex(timeline, step)];
 }
@@ -127,12 +148,17 @@ export function loadStep(folder, timeline, point, base) {
  * meta.json as it was at a snapshot: its `heads` are that step's (every head's role and scores,
  * measured on the step's graph at export), so the role labels on screen are the step's; the
  * heads' example sentences were searched for the shipped model alone, so a step has none.
+ * @param {import("../meta-type.js").Meta} meta @param {TimelinePoint} point
  */
 function metaAt(meta, point) {
-  return { ...meta, heads: point.heads };
+  // the step's heads have no example sentences (none was searched for)
+  return /** @type {import("../meta-type.js").Meta} */ ({ ...meta, heads: point.heads });
 }
 
-/** The snapshot's model if it has loaded, else null. @returns {Model|null} */
+/**
+ * The snapshot's model if it has loaded, else null. @returns {Model|null}
+ * @param {string} folder @param {TimelinePoint} point
+ */
 export function loadedStep(folder, point) {
   return settled(folder, stepKey(point.step));
 }

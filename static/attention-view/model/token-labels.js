@@ -22,7 +22,10 @@ const BYTE_OF_CHAR = (() => {
   return map;
 })();
 
-/** The raw bytes a byte-level piece stands for; unknown characters count as their UTF-8. */
+/**
+ * The raw bytes a byte-level piece stands for; unknown characters count as their UTF-8.
+ * @param {string} piece
+ */
 export function pieceBytes(piece) {
   const out = [];
   for (const ch of piece) {
@@ -34,6 +37,7 @@ export function pieceBytes(piece) {
 }
 
 // Length of the UTF-8 sequence that starts with `lead`, or 0 if it cannot start one.
+/** @param {number} lead */
 function sequenceLength(lead) {
   if (lead < 0x80) return 1;
   if (lead >= 0xc2 && lead <= 0xdf) return 2;
@@ -45,6 +49,7 @@ function sequenceLength(lead) {
 // One character at bytes[i], validated as strictly as TextDecoder (no overlong forms, no
 // surrogates, nothing past U+10FFFF); anything invalid is one U+FFFD per byte. Decoded by
 // hand because TextDecoder would silently drop a leading byte-order mark.
+/** @param {number[]} bytes @param {number} i */
 function readChar(bytes, i) {
   const bad = { text: "\uFFFD", length: 1 };
   const n = sequenceLength(bytes[i]);
@@ -75,9 +80,12 @@ function readChar(bytes, i) {
  * - owner: index of the token that shows the character this token helps spell (itself when
  *   it starts its own characters).
  * - span: [first, last] token indices of the run of tokens sharing one split character.
+ * @param {string[]} pieces @returns {TokenLabel[]}
  */
 export function labelTokens(pieces) {
+  /** @type {number[]} */
   const bytes = [];
+  /** @type {number[]} */
   const tokenOf = [];
   pieces.forEach((piece, t) => {
     for (const b of pieceBytes(piece)) {
@@ -85,6 +93,7 @@ export function labelTokens(pieces) {
       tokenOf.push(t);
     }
   });
+  /** @type {TokenLabel[]} */
   const labels = pieces.map((_, t) => ({ text: "", owner: t, span: [t, t] }));
   let i = 0;
   while (i < bytes.length) {
@@ -102,13 +111,17 @@ export function labelTokens(pieces) {
   return labels;
 }
 
+/** @type {Object<string, string|undefined>} */
 const CONTROL_PICTURES = { "\n": "\u21b5", "\r": "\u240d", "\t": "\u21e5" };
 
-/** What a chip shows: spaces stay (CSS keeps them visible), line breaks and controls get symbols. */
+/**
+ * What a chip shows: spaces stay (CSS keeps them visible), line breaks and controls get symbols.
+ * @param {string} text
+ */
 export function displayText(text) {
   let out = "";
   for (const ch of text) {
-    const code = ch.codePointAt(0);
+    const code = /** @type {number} */ (ch.codePointAt(0));
     if (CONTROL_PICTURES[ch]) out += CONTROL_PICTURES[ch];
     else if (code < 0x20) out += String.fromCodePoint(0x2400 + code);
     else if (code === 0x7f) out += "\u2421";
@@ -127,6 +140,7 @@ const GLYPH = /[^\s\p{M}\p{Cf}]/u;
  * (an emoji's variation selector, a combining accent) on a dotted circle "◌", as type
  * specimens show them, else its text with control characters as symbols. Shared by the chips
  * on screen and the exported pictures.
+ * @param {TokenLabel} label
  */
 export function chipText(label) {
   if (label.text === "") return "\u22ef";
@@ -140,6 +154,7 @@ export function chipText(label) {
  * whose characters show no glyph on their own (an emoji's variation selector, a combining
  * accent) is named with the characters before it that it modifies: «❤️ (part 6 of 6)», not an
  * invisible « (part 3 of 3)».
+ * @param {TokenLabel[]} labels @param {number} t
  */
 export function tokenName(labels, t) {
   const label = labels[t];
@@ -165,6 +180,7 @@ export function tokenName(labels, t) {
  * @param {TokenLabel[]} labels
  * @param {string[]} names
  * @param {number} t
+ * @param {TokenLabel[]} labels @param {string[]} names @param {number} t
  */
 export function wordAndPiece(labels, names, t) {
   const words = wordsOf(labels);
@@ -176,7 +192,10 @@ export function wordAndPiece(labels, names, t) {
   return `\u00ab${word}\u00bb, piece ${piece}`;
 }
 
-/** A label for one vocabulary entry on its own (predictions): its text, or its bytes in hex. */
+/**
+ * A label for one vocabulary entry on its own (predictions): its text, or its bytes in hex.
+ * @param {string} piece
+ */
 export function pieceLabel(piece) {
   const labels = labelTokens([piece]);
   const text = labels[0].text;

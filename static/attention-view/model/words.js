@@ -16,6 +16,7 @@
 
 const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 const MARK = /^\p{M}/u;
+/** @type {WeakMap<object, Words>} */
 const cache = new WeakMap(); // labels array -> Words
 
 /**
@@ -24,7 +25,10 @@ const cache = new WeakMap(); // labels array -> Words
  * @property {{first: number, last: number, text: string}[]} list
  */
 
-/** @param {{text: string}[]} labels  token labels (token-labels.js), in order */
+/**
+ * @param {{text: string}[]} labels  token labels (token-labels.js), in order
+ * @returns {Words}
+ */
 export function wordsOf(labels) {
   let words = cache.get(labels);
   if (words) return words;
@@ -47,12 +51,16 @@ export function wordsOf(labels) {
   return words;
 }
 
+/** @param {string} s */
 function lastChar(s) {
   const chars = Array.from(s);
   return chars.length ? chars[chars.length - 1] : "";
 }
 
-/** "said#2" -> {word: "said", n: 2}; "said" -> n 1; null for an empty spec. */
+/**
+ * "said#2" -> {word: "said", n: 2}; "said" -> n 1; null for an empty spec.
+ * @param {unknown} spec  a state's `token`: a word spec when a non-empty string
+ */
 export function parseWordSpec(spec) {
   if (typeof spec !== "string" || spec === "") return null;
   const m = /^(.*)#(\d+)$/su.exec(spec);
@@ -60,7 +68,10 @@ export function parseWordSpec(spec) {
   return { word: spec, n: 1 };
 }
 
-/** Token index a word spec pins (its word's last token), or -1 when the text has no such word. */
+/**
+ * Token index a word spec pins (its word's last token), or -1 when the text has no such word.
+ * @param {Words} words @param {unknown} spec
+ */
 export function findWord(words, spec) {
   const parsed = parseWordSpec(spec);
   if (!parsed) return -1;
@@ -75,6 +86,7 @@ export function findWord(words, spec) {
  * The word spec for a pinned token, when one names it unambiguously: the token is its word's
  * last, and the spec finds that same token again (so "#" in a word, or a word that reads as a
  * number, keeps the index). Null otherwise.
+ * @param {Words} words @param {number} index
  */
 export function wordSpec(words, index) {
   const w = words.list[words.wordOf[index]];

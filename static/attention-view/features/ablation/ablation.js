@@ -75,7 +75,7 @@ function mountAblation(slots, ctx) {
     for (let l = 1; l <= nLayer; l++) {
       for (let hd = 1; hd <= nHead; hd++) {
         const badge = slots.put(`${where}-badge:${l}.${hd}`, h("span.off-badge", { "aria-hidden": "true", text: "off" }));
-        marked.push({ el: /** @type {HTMLElement} */ (badge.parentElement.parentElement), layer: l, head: hd });
+        marked.push({ el: /** @type {HTMLElement} */ (/** @type {HTMLElement} */ (badge.parentElement).parentElement), layer: l, head: hd });
         if (compact) continue;
         const sw = slots.put(`${where}-tools:${l}.${hd}`, switchButton(l, hd));
         switches.push(sw);

@@ -74,9 +74,9 @@ function mountCompare(slots, ctx) {
   // tab order, and the panel it opens comes right below.
   slots.put("row-tools", h("p.compare-bar", {}, toggle));
   // A one-line box, not a second <textarea>: the view's one textarea stays the sentence's.
-  const input = h("input.input.compare-input", {
+  const input = /** @type {HTMLInputElement} */ (h("input.input.compare-input", {
     type: "text", spellcheck: "false", autocomplete: "off", autocapitalize: "off", "aria-label": "Second text to compare",
-  });
+  }));
   const title = heading(ctx.host, "div.panel-title");
   const note = h("p.compare-note", { role: "status" });
   const rowA = h("div.cchips", { "aria-hidden": "true" });
@@ -135,7 +135,7 @@ function mountCompare(slots, ctx) {
       setAttr(toggle, "aria-pressed", String(on));
       setHidden(panel, !on);
       if (!on) return;
-      if (input.value !== state.compare) input.value = state.compare;
+      if (input.value !== state.compare) input.value = /** @type {string} */ (state.compare); // on: a string
       const who = `\u00ab${vm.names[vm.shown]}\u00bb`;
       const what = viewName(state);
       setText(title, `Two sentences, ${what[0].toLowerCase()}${what.slice(1)}: attention from ${who} and its match`);

@@ -82,10 +82,10 @@ function addControls(slots, ctx, writer) {
   c.error = h("p.gen-error", { id: "gen-error", "aria-live": "polite", hidden: true });
   c.inputs = {};
   const fields = FIELDS.map(([key, label, mode, title]) => {
-    const input = h("input.gen-input", {
+    const input = /** @type {HTMLInputElement} */ (h("input.gen-input", {
       type: "text", inputmode: mode, autocomplete: "off", spellcheck: "false", "data-setting": key,
       "aria-describedby": c.error.id, title,
-    });
+    }));
     c.inputs[key] = input;
     return h("label.gen-field", {}, h("span.gen-label", { text: label }), input);
   });
@@ -234,7 +234,7 @@ function addControls(slots, ctx, writer) {
   /** @param {{id: number, p: number}} pick @param {import("./writer.js").LiveRun} run */
   const showChoice = (pick, run) => {
     const top = run.out.topAt(run.ids.length - 2);
-    const name = (/** @type {number} */ id) => `\u00ab${pieceLabel(run.pieceOf(id))}\u00bb`;
+    const name = (/** @type {number} */ id) => `\u00ab${pieceLabel(/** @type {string} */ (run.pieceOf(id)))}\u00bb`; // a live run's
     const listed = top.map(({ id, p }) => `${id === pick.id ? "\u25b8 " : ""}${name(id)} ${pct(p)}`);
     if (!top.some(({ id }) => id === pick.id)) listed.push(`\u25b8 ${name(pick.id)} ${pct(pick.p)}`);
     setHidden(c.choice, false);

@@ -114,7 +114,7 @@ export class TimelineChart {
     this.headDot = svg("circle", { class: "tl-mark-dot", r: 4 });
     parts.push(this.markLine, this.lossDot, this.headDot);
     const plot = svg("svg", { class: "tl-svg", width, height: HEIGHT, viewBox: `0 0 ${width} ${HEIGHT}`, role: "img" }, ...parts);
-    this.root.firstElementChild.replaceChildren(plot);
+    /** @type {Element} */ (this.root.firstElementChild).replaceChildren(plot);
     this.plot = plot;
     this.legendFor(layer, head);
     /** @type {number|null} */

@@ -151,7 +151,7 @@ export const timeline = {
           ready: point ? loadedStep(folder(), point) : null,
           load: async (shipped) => {
             const loaded = await loadTimeline(folder());
-            const at = pointAt(loaded, state.step);
+            const at = pointAt(loaded, /** @type {number} */ (state.step)); // a step: this model choice is for one
             return at.shipped ? shipped : loadStep(folder(), loaded, at, shipped);
           },
           loading: point ? `loading training step ${grouped(point.step)} (${megabytes(point.bytes ?? 0)})\u2026`
@@ -181,7 +181,7 @@ export const timeline = {
         setAttr(ui.slider, "aria-valuetext", stepText(t, t.points[asked]));
         // What is on screen is the run's model's step (a golden.json paint is the shipped model).
         const shown = view.run.model?.step ?? null;
-        const point = shown === null ? t.points.at(-1) : pointAt(t, shown);
+        const point = /** @type {TimelinePoint} */ (shown === null ? t.points.at(-1) : pointAt(t, shown));
         setText(ui.readout, `Showing ${stepText(t, point)}.`);
         setText(ui.head, headText(point, state.layer, state.head, mainScore(chart.meta, t, state.layer, state.head)));
         painted = { layer: state.layer, head: state.head, step: point.step };
@@ -204,9 +204,9 @@ function buildControl(meta, snapshots) {
     title: `The model at ${snapshots} points of its training and as exported; each one is downloaded when you go to it (about ${each})`,
   });
   const play = h("button.tl-play", { type: "button", "aria-pressed": "false", text: "\u25b6 Play", title: "Walk through the snapshots, about a second each" });
-  const slider = h("input.tl-slider", {
+  const slider = /** @type {HTMLInputElement} */ (h("input.tl-slider", {
     type: "range", min: "0", max: "0", step: "1", value: "0", list: "tl-ticks", "aria-label": "Training step",
-  });
+  }));
   const ticks = h("datalist", { id: "tl-ticks" });
   const readout = h("span.tl-readout");
   const head = h("span.tl-head-line");
