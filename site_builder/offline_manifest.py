@@ -1,6 +1,6 @@
 """The offline worker's manifest: every built file with its sha256, the version derived from
 all of them, and the query parameters a cached page may be asked with. It is written into the
-worker script itself (OUT/sw.js = one generated line + site_builder/sw.js), so a changed file changes
+worker script itself (OUT/sw.js = one generated line + the WORKER_SOURCES), so a changed file changes
 the worker's bytes, which is what makes a browser install the new version."""
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ from site_builder.precompress import is_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICE_WORKER = "sw.js"
+# The worker's source, one concern a file, joined in this order into the one classic script the
+# browser installs (no importScripts: what the worker runs is exactly the bytes it was installed from).
+WORKER_SOURCES = ("sw.js", "sw_page_versions.js")
 
 
 def timeline_folder(out: Path) -> str | None:
@@ -44,12 +47,12 @@ def manifest(out: Path, params: list[str]) -> dict:
 
 
 def write_service_worker(out: Path, params: list[str]) -> dict:
-    """OUT/sw.js: site_builder/sw.js behind one generated line, `self.OFFLINE = {version, files, lazy, params}`.
+    """OUT/sw.js: WORKER_SOURCES behind one generated line, `self.OFFLINE = {version, files, lazy, params}`.
     The manifest lives in the worker script itself, so a changed file changes the worker's
     bytes, which is what makes the browser install the new version (see site_builder/sw.js)."""
     data = manifest(out, params)
     header = f"self.OFFLINE = {json.dumps(data, separators=(',', ':'))};\n"
-    source = (ROOT / "site_builder" / "sw.js").read_text(encoding="utf-8")
+    source = "".join((ROOT / "site_builder" / name).read_text(encoding="utf-8") for name in WORKER_SOURCES)
     tmp = out / (SERVICE_WORKER + ".tmp")
     tmp.write_text(header + source, encoding="utf-8")
     tmp.replace(out / SERVICE_WORKER)

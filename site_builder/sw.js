@@ -1,5 +1,5 @@
-// Offline support for the site's own files. build.py writes this file to the site root behind
-// one generated line, `self.OFFLINE = {version, files: {path: sha256}, lazy: {path: sha256},
+// Offline support for the site's own files. build.py writes this file (sw_page_versions.js
+// appended) to the site root as one script, behind one generated line, `self.OFFLINE = {version, files: {path: sha256}, lazy: {path: sha256},
 // params}`: every built file with its hash (`lazy`: the model's training timeline, see below),
 // a version that changes whenever any file does, and the view settings pages take from their
 // query string (the widget's STATE_KEYS). Since the manifest is part of
@@ -155,83 +155,8 @@ self.addEventListener("install", (event) => {
   event.waitUntil(precache().then(() => self.skipWaiting()));
 });
 
-function clientKey(id) {
-  return fileURL(`.attention-live-page/${encodeURIComponent(id)}`);
-}
-
-// A page's record: {version, at, loaded}. `loaded` is set by the page's first request after its
-// navigation: from then on the page exists as a client, and a record whose client is gone
-// belongs to a closed page.
-async function remember(clientId, version, loaded = false) {
-  if (!clientId) return;
-  pageVersions.set(clientId, version);
-  const record = JSON.stringify({ version, at: Date.now(), loaded });
-  await (await open(CLIENTS)).put(clientKey(clientId), new Response(record));
-}
-
-async function record(cache, request) {
-  const hit = await cache.match(request);
-  try {
-    return hit ? JSON.parse(await hit.text()) : null;
-  } catch {
-    return null;
-  }
-}
-
-async function versionOf(clientId) {
-  if (!clientId) return null;
-  if (pageVersions.has(clientId)) return pageVersions.get(clientId);
-  const version = (await record(await open(CLIENTS), clientKey(clientId)))?.version ?? null;
-  if (version) pageVersions.set(clientId, version);
-  return version;
-}
-
-/** Drops what no open page needs: records of closed pages, caches of versions no page uses. */
-async function prune() {
-  const reg = self.registration;
-  if (reg.installing || reg.waiting) return; // a newer version may be filling its cache
-  const clients = await self.clients.matchAll({ includeUncontrolled: true, type: "all" });
-  const openPages = new Set(clients.map((c) => c.id));
-  const records = await open(CLIENTS);
-  const keep = new Set([CACHE]);
-  for (const request of await records.keys()) {
-    const id = decodeURIComponent(new URL(request.url).pathname.split("/").pop());
-    const page = await record(records, request);
-    // A page whose navigation is still under way has no client yet: its fresh record stays.
-    const arriving = page && !page.loaded && Date.now() - page.at < 5 * 60 * 1000;
-    if (page && (openPages.has(id) || arriving)) {
-      keep.add(PREFIX + page.version);
-    } else {
-      if (!(Date.now() - (lastAsked.get(id) ?? 0) < ASKING_MS)) {
-        pageVersions.delete(id);
-        loadedPages.delete(id);
-        lastAsked.delete(id);
-      }
-      await records.delete(request);
-    }
-  }
-  for (const name of await caches.keys()) {
-    // "attention-live-<version>": the caches of the first worker, which kept no page records.
-    const legacy = /^attention-live-[0-9a-f]{16}$/.test(name);
-    if (legacy || (name.startsWith(PREFIX) && name !== CLIENTS && !keep.has(name))) {
-      opened.delete(name);
-      await caches.delete(name);
-    }
-  }
-}
-
-// Once per page load, at its first request (the page before it has closed by then), and on
-// activation; one prune after another, never two at once.
-let pruning = Promise.resolve();
-function pruneSoon() {
-  pruning = pruning.catch(() => {}).then(prune);
-  return pruning;
-}
-
-self.addEventListener("activate", (event) => {
-  // No clients.claim(): a page loaded without the worker stays with the network.
-  event.waitUntil(pruneSoon());
-});
+// A page's version (remember, versionOf) and pruneSoon, which deletes what no open page needs,
+// are in site_builder/sw_page_versions.js: the build appends it to this file.
 
 // offline.js asks, on every page view, under which URL the deployed worker script is to be
 // registered: sw.js?v=<the first 16 hex digits of its sha256>, from a fetch with no validator and
