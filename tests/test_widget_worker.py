@@ -39,6 +39,20 @@ RUNTIME_IN_WINDOW = """() => performance.getEntriesByType("resource").map((e) =>
   .filter((name) => /ort[.-][^/]*\\.(mjs|wasm)$/.test(name))"""
 
 
+# What the runtime's worker posts the window, each message by its kind (a module, or else an answer).
+WATCH_WORKER = """
+window.__posted = [];
+const RealWorker = window.Worker;
+window.Worker = class extends RealWorker {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", ({ data }) =>
+      window.__posted.push(data?.module instanceof WebAssembly.Module ? `${data.kind} module` : "answer"));
+  }
+};
+"""
+
+
 def csp_directives(csp: str) -> dict[str, str]:
     return dict(d.strip().split(" ", 1) for d in csp.split(";"))
 
@@ -57,6 +71,18 @@ def test_no_run_happens_on_the_pages_thread(page, site_url):
     assert page.evaluate(RUNTIME_IN_WINDOW) == []
     workers = [w.url for w in page.workers]
     assert len(workers) == 1 and workers[0].endswith("/static/attention-view/model/session-worker.js"), workers
+    assert page.console_errors == [] and page.page_errors == []
+
+
+def test_the_window_holds_the_runtimes_compiled_module_for_a_reload(page, site_url):
+    # A reloaded page's worker gets every compiled function of the module the previous page
+    # still holds (model/session-worker.js); the window holds the worker's, compiling nothing.
+    page.add_init_script(WATCH_WORKER + WATCH_WASM)
+    page.goto(f"{site_url}/index.html")
+    wait_live(page)
+    posted = page.evaluate("window.__posted")
+    assert [p for p in posted if p != "answer"] == ["compiled module"], posted
+    assert page.evaluate("window.__wasm") == []
     assert page.console_errors == [] and page.page_errors == []
 
 

@@ -7,8 +7,26 @@
 //   {kind: "start", ort, wasm, wasmURL}  import the runtime from `ort` and start its backend
 //   {kind: "create", bytes}         a session on a graph: value {session, inputNames, outputNames}
 //   {kind: "run", session, feeds}   value: every output by name, as ort-host.js's plain records
+// Unasked, once: {kind: "compiled", module}  the runtime's compiled wasm, for the page to keep.
 
 import { startOrt, openSession, runSession } from "./ort-host.js";
+
+// The page keeps the runtime's compiled wasm (worker-runtime.js) so that a reload is quick: V8
+// hands the reloaded page's worker the module the previous page still holds in the same process,
+// with every function compiled, where the code cache keeps only the optimised ones and leaves
+// thousands to compile again on their first call (docs/bench.md has the traces and the A/B).
+// This worker's isolate ends with its page, so the page holds it. onnxruntime neither
+// takes a compiled module nor shows its own, so its streaming compile is watched here.
+const instantiateStreaming = WebAssembly.instantiateStreaming;
+/** @type {any} */ (WebAssembly).instantiateStreaming = async function (source, imports) {
+  const result = await instantiateStreaming.call(this, source, imports);
+  try {
+    self.postMessage({ kind: "compiled", module: result.module });
+  } catch {
+    // An engine that cannot post a module: the page keeps none, and a reload compiles again.
+  }
+  return result;
+};
 
 /** @type {Promise<any>|null} */
 let ort = null;

@@ -4,6 +4,11 @@
 // that cannot have the worker (its Content-Security-Policy forbids workers) learns it here, as
 // a WorkerUnavailable: the worker's error event, before the runtime's start was answered.
 
+// The runtime's compiled wasm, never read: holding it for as long as the page lives is the point
+// (session-worker.js says why).
+/** @type {WebAssembly.Module|null} */
+let keptModule = null;
+
 /** The worker could not start: the page runs the model itself (runtime.js). */
 export class WorkerUnavailable extends Error {}
 
@@ -32,6 +37,10 @@ export function startWorkerRuntime(workerURL, ortURL, wasm, wasmURL) {
   const pending = new Map();
   let next = 1;
   worker.addEventListener("message", ({ data }) => {
+    if (data.kind === "compiled") {
+      keptModule = data.module; // see session-worker.js: the next page load's worker reuses it
+      return;
+    }
     const asked = pending.get(data.id);
     if (!asked) return;
     pending.delete(data.id);
