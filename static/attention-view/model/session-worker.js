@@ -18,7 +18,8 @@ import { startOrt, openSession, runSession } from "./ort-host.js";
 // This worker's isolate ends with its page, so the page holds it. onnxruntime neither
 // takes a compiled module nor shows its own, so its streaming compile is watched here.
 const instantiateStreaming = WebAssembly.instantiateStreaming;
-/** @type {any} */ (WebAssembly).instantiateStreaming = async function (source, imports) {
+/** @type {any} */ (WebAssembly).instantiateStreaming = async function (
+  /** @type {Response|PromiseLike<Response>} */ source, /** @type {WebAssembly.Imports|undefined} */ imports) {
   const result = await instantiateStreaming.call(this, source, imports);
   try {
     self.postMessage({ kind: "compiled", module: result.module });
@@ -82,8 +83,8 @@ function buffers(outputs) {
 
 self.onmessage = async ({ data: msg }) => {
   try {
-    const value = await handlers[msg.kind](msg);
-    self.postMessage({ id: msg.id, value }, { transfer: msg.kind === "run" ? buffers(value) : [] });
+    const value = await handlers[/** @type {keyof typeof handlers} */ (msg.kind)](msg);
+    self.postMessage({ id: msg.id, value }, { transfer: msg.kind === "run" ? buffers(/** @type {Object<string, {data: ArrayBufferView}>} */ (value)) : [] });
   } catch (err) {
     const e = /** @type {Error} */ (err);
     const status = msg.kind === "create" ? await wasmStatus() : undefined;

@@ -56,7 +56,10 @@ export function startWorkerRuntime(workerURL, ortURL, wasm, wasmURL) {
   });
   // Asked at once: the worker's messages wait until its module runs, and one round trip less
   // lies before the runtime's download.
-  /** @returns {Promise<any>} */
+  /**
+   * @param {object} msg  a request of session-worker.js
+   * @returns {Promise<any>}
+   */
   const ask = (msg) => new Promise((resolve, reject) => {
     const id = next++;
     pending.set(id, { resolve, reject });
