@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 import pytest
-from test_model_card import parse, squash
+from html_tree import parse, squash
 
 from attention_live import Model
 from export.heads import heldout_windows

@@ -9,8 +9,8 @@ import json
 import re
 
 import pytest
+from html_tree import parse, squash
 from other_model import NAME, ONE_LAYER_NAME, SHORT_NAME, one_layer_model, other_model, short_model
-from test_model_card import parse, squash
 
 from conftest import MODEL_DIR
 from site_builder.model_charts import curve
