@@ -39,7 +39,7 @@ process.stdout.write(JSON.stringify(out));
 """
 
 KEYS = ["text", "token", "layer", "head", "view", "scale", "ablate", "compare", "step", "temperature", "topk",
-        "seed", "compact"]
+        "seed", "compact", "target"]
 
 
 def test_a_feature_brings_its_keys_and_actions():
