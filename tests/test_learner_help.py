@@ -86,9 +86,10 @@ def test_on_a_phone_targets_are_24px_and_the_page_is_short(narrow):
       })""")
     assert small == [], small
     # 7,316 px before the help and the disclosures; what a reader scrolls through now is the
-    # first screen, the grid and the heatmap (the closing notes of the learner work give 5,085).
+    # first screen, the grid and the heatmap (the closing notes of the learner work give 5,085),
+    # and since then What pushed with the logit lens under the top 5 (about 720 px here: 6,014).
     height = narrow.evaluate("document.documentElement.scrollHeight")
-    assert height < 6000, height
+    assert height < 6500, height
 
 
 def test_skip_link_and_see_it_do_this_take_the_reader_there(narrow, meta):
