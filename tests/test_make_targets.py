@@ -24,7 +24,10 @@ def clone(tmp_path_factory):
 
 
 def dry_run(clone, *args) -> list[str]:
-    proc = subprocess.run(["make", "-n", *args], cwd=clone, capture_output=True, text=True, check=True)
+    # --no-print-directory: under `make test` this make is a sub-make, which would otherwise
+    # print "Entering directory" lines around the commands.
+    proc = subprocess.run(["make", "-n", "--no-print-directory", *args], cwd=clone, capture_output=True,
+                          text=True, check=True)
     return proc.stdout.splitlines()
 
 

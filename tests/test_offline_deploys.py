@@ -106,10 +106,11 @@ def test_the_page_records_stay_bounded_over_many_page_views(browser, built_site)
     for _ in range(12):
         page.reload()
         wait_live(page)
-    # One record per open client, once the closed ones' records have gone: this page and the
-    # module worker that runs its model (its script's request binds it to the page's version).
+    # One record per open client, once the closed ones' records have gone: this page and, while
+    # the worker has not pruned it, the module worker that runs its model (its script's request
+    # binds it to the page's version). Twelve reloads without pruning would leave 26.
     state = wait_for_storage(page, "Object.entries(s.entries).every(([n, k]) => !n.endsWith(' pages') || k <= 2)")
-    assert pages_cache(state) == 2 and len(state["entries"]) == 2, state
+    assert 1 <= pages_cache(state) <= 2 and len(state["entries"]) == 2, state
     assert page.page_errors == []
     context.close()
     server.shutdown()
