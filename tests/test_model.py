@@ -148,3 +148,31 @@ def test_renumbering_heads_gives_exactly_the_same_function(positions):
         torch.testing.assert_close(att_r["pattern"][:, 1, new], att["pattern"][:, 1, old], rtol=0, atol=1e-6)
     with pytest.raises(ValueError, match="permutation"):
         permute_heads(renumbered, 0, [0, 0, 1, 2])
+
+
+def test_layer2_slopes_set_layer_2_alone_and_are_recorded_only_when_set():
+    standard = alibi_slopes(SMALL.n_head)
+    flat_twice = ",".join(map(str, standard[:-2] + standard[-1:] * 2))
+    cfg = ModelConfig(**{**SMALL.to_dict(), "layer1_slope_scale": 4.0, "layer2_slopes": flat_twice})
+    torch.manual_seed(6)
+    model = TinyTransformer(cfg)
+    assert model.blocks[1].attn.alibi_slopes.tolist() == pytest.approx(standard[:-2] + standard[-1:] * 2)
+    assert model.blocks[0].attn.alibi_slopes.tolist() == pytest.approx([4 * s for s in standard])
+    assert ModelConfig.from_dict(cfg.to_dict()) == cfg
+    # Left out, it changes nothing: the same weights as a config that never had it, nothing recorded.
+    torch.manual_seed(6)
+    plain = TinyTransformer(ModelConfig(**{**SMALL.to_dict(), "layer1_slope_scale": 4.0}))
+    assert "layer2_slopes" not in plain.cfg.to_dict()
+    assert plain.blocks[1].attn.alibi_slopes.tolist() == standard
+    assert all(torch.equal(a, b) for a, b in zip(plain.parameters(), model.parameters()))
+
+
+@pytest.mark.parametrize("value,needle", [
+    ("0.25,0.0625,0.015625", "4 positive numbers"), ("0.25,0.0625,0,0.01", "4 positive numbers"),
+    ("0.25,0.0625,nan,0.01", "4 positive numbers"), ("0.25,x,0.1,0.01", "numbers separated by commas"),
+])
+def test_layer2_slopes_that_do_not_fit_are_refused_by_name(value, needle):
+    with pytest.raises(ValueError, match=f"layer2_slopes=.*{needle}"):
+        ModelConfig(**{**SMALL.to_dict(), "layer2_slopes": value})
+    with pytest.raises(ValueError, match="needs positions='alibi' and at least 2 layers"):
+        ModelConfig(**{**SMALL.to_dict(), "n_layer": 1, "layer2_slopes": "1,1,1,1"})

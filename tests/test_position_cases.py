@@ -66,12 +66,17 @@ def test_the_page_reads_what_export_writes_for_each_scheme():
     from train.model import TinyTransformer
 
     accepted = [c["scheme"] for c in SCHEMES if c["ok"]]
-    models = [TinyTransformer(ModelConfig(**SMALL, positions=s, **({"layer1_slope_scale": 4.0} if s == "alibi" else {})))
-              for s in accepted]
+    # With ALiBi: layer 1's slopes scaled, and layer 2's own list, its two last heads equally flat.
+    standard = [2.0 ** (-8.0 * (h + 1) / H) for h in range(H)]
+    flat_twice = standard[:-2] + standard[-1:] * 2
+    alibi = {"layer1_slope_scale": 4.0, "layer2_slopes": ",".join(map(str, flat_twice))}
+    models = [TinyTransformer(ModelConfig(**SMALL, positions=s, **(alibi if s == "alibi" else {}))) for s in accepted]
     written = [json.loads(json.dumps(positions_meta(m))) for m in models]
     for scheme, model, read in zip(accepted, models, page_reads(written)):
         assert read.get("scheme") == scheme, read
         if scheme == "alibi":
             want = [float(s) for b in model.blocks for s in b.attn.alibi_slopes]
             assert read["slopes"] == pytest.approx(want, abs=1e-8)
-            assert read["slopes"][0] == pytest.approx(4 * read["slopes"][H], abs=1e-8)  # layer 1's, scaled
+            assert read["slopes"][0] == pytest.approx(4 * standard[0], abs=1e-8)  # layer 1's, scaled
+            assert read["slopes"][H:2 * H] == pytest.approx(flat_twice, abs=1e-8)  # layer 2's, as listed
+            assert read["slopes"][2 * H - 2] == read["slopes"][2 * H - 1]

@@ -27,6 +27,7 @@ HIDDEN = {"interrupt_at"}  # testing aids, not for users
 HELP = {
     "positions": "position scheme: alibi (a per-head distance bias) or learned (a position table)",
     "layer1_slope_scale": "multiply layer 1's ALiBi slopes by this (4: steeper, nearer heads)",
+    "layer2_slopes": "layer 2's ALiBi slopes, one per head, e.g. 0.25,0.0625,0.00390625,0.00390625 ('': ALiBi's own)",
     "synthetic_steps": "N steps on repeated random sequences only (the induction curriculum)",
     "synthetic_start": "... starting at this step (0: a warm-up)",
     "synthetic_heads": "the heads repeated sequences reach, e.g. 2.4 (a layer named has only those on for them)",

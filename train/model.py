@@ -42,13 +42,31 @@ class ModelConfig:
     # heads near their query, where the previous-token head an induction circuit needs lives;
     # they also gave the best held-out figure seen (docs/experiments.md).
     layer1_slope_scale: float = 1.0
+    # Layer 2's ALiBi slopes, one per head, comma-separated ("": ALiBi's own). A list, not a
+    # scale like layer 1's: a scale keeps the slopes' ratios, so it cannot make two heads as flat
+    # as the flattest, and the induction head forms only in layer 2's flattest head while the
+    # speaker head took that head whenever it was free (docs/experiments.md): with two such heads
+    # each story may have one, the other heads' slopes unchanged.
+    layer2_slopes: str = ""
 
     @property
     def d_head(self) -> int:
         return self.d_model // self.n_head
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        # layer2_slopes is recorded only when set, so that a model without it records exactly
+        # what it did before the setting existed (the shipped checkpoint and meta.json).
+        values = asdict(self)
+        if not values["layer2_slopes"]:
+            del values["layer2_slopes"]
+        return values
+
+    def layer_slopes(self, layer: int) -> list[float]:
+        """The ALiBi slopes of `layer` (0-based), one per head."""
+        if layer == 1 and self.layer2_slopes:
+            return [float(s) for s in self.layer2_slopes.split(",")]
+        scale = self.layer1_slope_scale if layer == 0 else 1.0
+        return [s * scale for s in alibi_slopes(self.n_head)]
 
     @classmethod
     def from_dict(cls, values: dict) -> ModelConfig:
@@ -75,6 +93,19 @@ class ModelConfig:
             raise ValueError(f"layer1_slope_scale={self.layer1_slope_scale} must be a positive number")
         if self.layer1_slope_scale != 1.0 and self.positions != "alibi":
             raise ValueError("layer1_slope_scale needs positions='alibi'")
+        if self.layer2_slopes:
+            self._check_layer2_slopes()
+
+    def _check_layer2_slopes(self):
+        said = f"layer2_slopes={self.layer2_slopes!r}"
+        if self.positions != "alibi" or self.n_layer < 2:
+            raise ValueError(f"{said} needs positions='alibi' and at least 2 layers")
+        try:
+            values = [float(s) for s in self.layer2_slopes.split(",")]
+        except ValueError:
+            raise ValueError(f"{said} must be numbers separated by commas") from None
+        if len(values) != self.n_head or not all(math.isfinite(v) and v > 0 for v in values):
+            raise ValueError(f"{said} must be {self.n_head} positive numbers, one per head")
 
 
 class MLP(nn.Module):
@@ -89,7 +120,7 @@ class MLP(nn.Module):
 
 
 class CausalSelfAttention(nn.Module):
-    def __init__(self, cfg: ModelConfig, slope_scale: float = 1.0):
+    def __init__(self, cfg: ModelConfig, slopes: list[float]):
         super().__init__()
         self.n_head, self.d_head = cfg.n_head, cfg.d_head
         self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model)
@@ -102,7 +133,7 @@ class CausalSelfAttention(nn.Module):
         self.alibi = cfg.positions == "alibi"
         if self.alibi:
             # Persistent: renumbering heads permutes the slopes with them, and export reads them.
-            self.register_buffer("alibi_slopes", torch.tensor([s * slope_scale for s in alibi_slopes(cfg.n_head)]))
+            self.register_buffer("alibi_slopes", torch.tensor(slopes))
 
     def forward(self, x: torch.Tensor, head_mask: torch.Tensor | None = None):
         """head_mask [n_head]: 1 keeps a head, 0 zeroes its output before the projection."""
@@ -132,10 +163,11 @@ class CausalSelfAttention(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, cfg: ModelConfig, with_mlp: bool = True, slope_scale: float = 1.0):
+    def __init__(self, cfg: ModelConfig, layer: int):
         super().__init__()
         self.ln_attn = nn.LayerNorm(cfg.d_model)
-        self.attn = CausalSelfAttention(cfg, slope_scale)
+        self.attn = CausalSelfAttention(cfg, cfg.layer_slopes(layer))
+        with_mlp = layer >= cfg.attn_only_layers
         self.ln_mlp = nn.LayerNorm(cfg.d_model) if with_mlp else None
         self.mlp = MLP(cfg) if with_mlp else None
 
@@ -156,9 +188,7 @@ class TinyTransformer(nn.Module):
         self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.pos_emb = nn.Embedding(cfg.n_ctx, cfg.d_model) if cfg.positions == "learned" else None
         self.drop = nn.Dropout(cfg.dropout)
-        self.blocks = nn.ModuleList(
-            Block(cfg, with_mlp=i >= cfg.attn_only_layers, slope_scale=cfg.layer1_slope_scale if i == 0 else 1.0)
-            for i in range(cfg.n_layer))
+        self.blocks = nn.ModuleList(Block(cfg, layer) for layer in range(cfg.n_layer))
         self.ln_final = nn.LayerNorm(cfg.d_model)
         self.apply(self._init_weights)
         # GPT-2's scaled init: each residual branch adds variance, so shrink their outputs.
