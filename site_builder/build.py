@@ -48,6 +48,7 @@ TEMPLATES = ROOT / "site_builder" / "templates"
 STATIC = ROOT / "static"
 NODE_MODULES = ROOT / "node_modules"
 
+WORKER_RUNTIME = "onnxruntime-web/dist/ort.wasm.bundle.min.mjs"
 # Only what the page loads: the wasm-only ORT build (the default entry pulls a 28 MB wasm)
 # and the tokenizer's dependency-free ES module; and the runtime's source map, which its module
 # names (a browser's developer tools ask for it, and a 404 is an error there).
@@ -56,6 +57,9 @@ VENDOR_FILES = [
     "onnxruntime-web/dist/ort.wasm.min.mjs.map",
     "onnxruntime-web/dist/ort-wasm-simd-threaded.mjs",
     "onnxruntime-web/dist/ort-wasm-simd-threaded.wasm",
+    # The same runtime as one file (its wasm's loader inlined), which the model's worker imports:
+    # bundle_widget bundles it into session-worker.js; --no-bundle serves it as it is.
+    WORKER_RUNTIME,
     "@huggingface/tokenizers/dist/tokenizers.min.mjs",
 ]
 
@@ -165,6 +169,8 @@ def bundle_widget(out: Path) -> None:
                                "--log-level=warning", *extra], capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise BuildError(f"esbuild could not bundle {name}: {proc.stderr.strip()}")
+    # Now inside session-worker.js and loaded by nothing else: the offline worker would precache it.
+    (out / "static" / "vendor" / Path(WORKER_RUNTIME).name).unlink()
 
 
 def make_env() -> jinja2.Environment:

@@ -16,6 +16,7 @@ export { ranked, spread, wholePercent, viewName } from "./readouts/readouts.js";
 export { positionScheme } from "./readouts/positions.js";
 export { viewData } from "./share/export-scene.js";
 export { MODEL_FOLDER } from "./paths.js";
+export { grouped } from "./core/numbers.js";
 
 /**
  * An <attention-view>: the element's own members and a property for every state key of its

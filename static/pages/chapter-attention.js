@@ -5,7 +5,7 @@
 // Sentences are built from numbers and token names and set with textContent only.
 
 import "../attention-view.js";
-import { viewData, ranked, spread, wholePercent, viewName, positionScheme, loadMeta } from "../attention-view/widget.js";
+import { viewData, ranked, spread, wholePercent, viewName, positionScheme, loadMeta, grouped } from "../attention-view/widget.js";
 import { PUSH_CLAIMS } from "./chapter-pushes.js";
 
 const dHead = Number(/** @type {HTMLElement|null} */ (document.querySelector("[data-d-head]"))?.dataset.dHead);
@@ -13,7 +13,7 @@ const dHead = Number(/** @type {HTMLElement|null} */ (document.querySelector("[d
 /** @param {string} name */
 const quote = (name) => `\u00ab${name}\u00bb`;
 /** @param {number} n @param {string} word */
-const plural = (n, word) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
+const plural = (n, word) => `${grouped(n)} ${word}${n === 1 ? "" : "s"}`;
 /** @param {number} x */
 const fixed = (x) => x.toFixed(2).replace("-", "\u2212");
 // A slope as small as 1/256 would read "0.00" at two decimals: two significant digits instead.
@@ -91,7 +91,7 @@ const CLAIMS = {
     const T = d.T;
     const heads = r.attention.length * (r.attention[0]?.length ?? 0);
     return `The sentence in the first view has ${plural(T, "token")}, so each head fills ${T} \u00d7 ${T} = ` +
-      `${plural(T * T, "weight")}, and the model's ${heads} heads fill ${(heads * T * T).toLocaleString("en")}.`;
+      `${plural(T * T, "weight")}, and the model's ${heads} heads fill ${grouped(heads * T * T)}.`;
   },
 
   scale(r, d, meta) {
@@ -151,7 +151,7 @@ const CLAIMS = {
     const m = r.attention[r.layer - 1][r.head - 1];
     let zero = 0;
     for (let q = 0; q < T; q++) for (let k = q + 1; k < T; k++) if (m[q][k] === 0) zero++;
-    return `In the first view's head, ${zero.toLocaleString("en")} of the ${(T * T).toLocaleString("en")} weights ` +
+    return `In the first view's head, ${grouped(zero)} of the ${grouped(T * T)} weights ` +
       `are exactly 0: all the cells above the diagonal, ${T} \u00d7 ${T - 1} / 2 of them.`;
   },
 };

@@ -6,6 +6,7 @@
 import { h, setText, setHidden } from "../core/dom.js";
 import { wordsOf } from "../model/words.js";
 import { chipText } from "../model/token-labels.js";
+import { grouped } from "../core/numbers.js";
 
 const KEY = "attention-view:token-pieces-hint";
 
@@ -53,7 +54,7 @@ export const tokenPieces = {
         setHidden(hint, !word);
         if (!word) return;
         const quoted = word.pieces.map((p) => `\u00ab${p}\u00bb`).join(" + ");
-        const vocabulary = view.meta.config.vocab_size.toLocaleString("en");
+        const vocabulary = grouped(view.meta.config.vocab_size);
         setText(text, `\u00ab${word.text}\u00bb is ${word.pieces.length} tokens here, ${quoted}: the model reads ` +
           `tokens, pieces of text from its vocabulary of ${vocabulary}, and a word that is not one of them is made of ` +
           "several. The pieces of one word touch, joined by a thin line.");

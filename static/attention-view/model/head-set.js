@@ -4,6 +4,8 @@
 // it. The graph does the switching (its `head_mask` input zeroes a head's output before the
 // layer's output projection); nothing here computes any part of the model.
 
+import { grouped } from "../core/numbers.js";
+
 const PAIR = /^(\d+)\.(\d+)$/;
 
 /** A grid of any size: what parseAblate keeps before a model's own size is known. */
@@ -65,10 +67,10 @@ function quoted(entry) {
 
 /** @param {Map<string, number>} bad */
 function summarise(bad) {
-  const phrases = [...bad].map(([phrase, n]) => (n > 1 ? `${phrase} (${n.toLocaleString("en-US")} times)` : phrase));
+  const phrases = [...bad].map(([phrase, n]) => (n > 1 ? `${phrase} (${grouped(n)} times)` : phrase));
   if (phrases.length <= LISTED) return phrases;
   const more = phrases.length - LISTED;
-  return [...phrases.slice(0, LISTED), `and ${more.toLocaleString("en-US")} more like ${more === 1 ? "it" : "these"}`];
+  return [...phrases.slice(0, LISTED), `and ${grouped(more)} more like ${more === 1 ? "it" : "these"}`];
 }
 
 /**

@@ -4,12 +4,17 @@
 // only tokenizes and draws. Each answer's arrays are transferred, not copied.
 //
 // Requests (each with an `id`, answered by {id, value} or {id, error}):
-//   {kind: "start", ort, wasm, wasmURL}  import the runtime from `ort` and start its backend
+//   {kind: "start"}                 answered once this module runs (its backend is starting)
 //   {kind: "create", bytes}         a session on a graph: value {session, inputNames, outputNames}
 //   {kind: "run", session, feeds}   value: every output by name, as ort-host.js's plain records
 // Unasked, once: {kind: "compiled", module}  the runtime's compiled wasm, for the page to keep.
 
 import { startOrt, openSession, runSession } from "./ort-host.js";
+// The runtime is part of this worker: the build bundles its one-file build (the wasm's loader
+// inlined) into this module, so the worker asks for the wasm as soon as it runs, where a runtime
+// imported by URL took two more requests one after the other first (docs/bench.md).
+// @ts-ignore: the build copies onnxruntime-web into vendor/; the source tree has no copy
+import * as runtime from "../../vendor/ort.wasm.bundle.min.mjs";
 
 // The page keeps the runtime's compiled wasm (worker-runtime.js) so that a reload is quick: V8
 // hands the reloaded page's worker the module the previous page still holds in the same process,
@@ -29,13 +34,16 @@ const instantiateStreaming = WebAssembly.instantiateStreaming;
   return result;
 };
 
-/** @type {Promise<any>|null} */
-let ort = null;
+// The wasm, named for the runtime: inside this bundle its own guess (beside the module) is the
+// worker's folder. A retry's worker runs as session-worker.js?attempt=N and asks for the wasm
+// under a URL no cache has seen (runtime.js).
+const wasmFile = new URL("../../vendor/ort-wasm-simd-threaded.wasm", import.meta.url).href;
+const attempt = new URL(import.meta.url).searchParams.get("attempt");
+startOrt(runtime, { wasmURL: attempt ? `${wasmFile}?attempt=${attempt}` : wasmFile });
+
 /** @type {Map<number, any>} */
 const sessions = new Map();
 let nextSession = 1;
-/** @type {string|null} */
-let wasmFile = null; // the runtime's wasm, without a query: its HTTP status explains a failed start
 
 /**
  * The HTTP status this worker's request for the wasm got, as its resource timing records it
@@ -51,19 +59,12 @@ async function wasmStatus() {
 }
 
 const handlers = {
-  /** @param {{ort: string, wasm: string, wasmURL: string|null}} msg */
-  start(msg) {
-    wasmFile = msg.wasm;
-    ort ??= import(msg.ort).then((module) => {
-      startOrt(module, { wasmURL: msg.wasmURL });
-      return module;
-    });
-    return ort.then(() => null);
+  start() {
+    return null;
   },
   /** @param {{bytes: Uint8Array}} msg */
   async create(msg) {
-    if (!ort) throw new Error("the runtime was not started");
-    const session = await openSession(await ort, msg.bytes);
+    const session = await openSession(runtime, msg.bytes);
     const id = nextSession++;
     sessions.set(id, session);
     return { session: id, inputNames: [...session.inputNames], outputNames: [...session.outputNames] };
@@ -72,7 +73,7 @@ const handlers = {
   async run(msg) {
     const session = sessions.get(msg.session);
     if (!session) throw new Error("no such session");
-    return runSession(await ort, session, msg.feeds);
+    return runSession(runtime, session, msg.feeds);
   },
 };
 

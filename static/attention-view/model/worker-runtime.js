@@ -19,20 +19,20 @@ export class WorkerUnavailable extends Error {}
  */
 
 /**
- * Starts the worker and onnxruntime in it (its backend starting at once).
- * @param {string} workerURL  session-worker.js
- * @param {string} ortURL  the runtime's module
- * @param {string} wasm  the runtime's wasm (its status explains a failed start)
- * @param {string|null} wasmURL  the URL to ask for the wasm under (a retry), or null
+ * Starts the worker, and onnxruntime in it: its backend starts as the worker's module runs.
+ * @param {string} workerURL  session-worker.js (with ?attempt=N on a retry)
+ * @param {AbortSignal} signal  stops the worker before it has answered (runtime.js: a page
+ *   whose policy forbids wasm)
  * @returns {Promise<{where: "worker", createSession: (bytes: Uint8Array) => Promise<Session>}>}
  */
-export function startWorkerRuntime(workerURL, ortURL, wasm, wasmURL) {
+export function startWorkerRuntime(workerURL, signal) {
   let worker;
   try {
     worker = new Worker(workerURL, { type: "module", name: "attention-view-runtime" });
   } catch (cause) {
     return Promise.reject(new WorkerUnavailable("this page may not start a worker", { cause }));
   }
+  signal.addEventListener("abort", () => worker.terminate(), { once: true });
   /** @type {Map<number, {resolve: (value: any) => void, reject: (err: Error) => void}>} */
   const pending = new Map();
   let next = 1;
@@ -65,7 +65,7 @@ export function startWorkerRuntime(workerURL, ortURL, wasm, wasmURL) {
     pending.set(id, { resolve, reject });
     worker.postMessage({ ...msg, id });
   });
-  return ask({ kind: "start", ort: ortURL, wasm, wasmURL }).then(() => ({
+  return ask({ kind: "start" }).then(() => ({
     where: /** @type {"worker"} */ ("worker"),
     /** @param {Uint8Array} bytes  copied: the caller keeps its bytes */
     async createSession(bytes) {

@@ -8,8 +8,9 @@
 /** @typedef {import("../model/timeline.js").TimelinePoint} TimelinePoint */
 /** @typedef {import("../meta-type.js").Meta} Meta */
 
-/** @type {(n: number) => string} */
-export const grouped = (n) => Math.round(n).toLocaleString("en-US");
+import { grouped } from "../core/numbers.js";
+
+export { grouped };
 
 /**
  * Held-out bits per character by step: meta.json's history (every evaluation) and the
