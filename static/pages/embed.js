@@ -51,3 +51,7 @@ const postSoon = () => setTimeout(postHeight, 0);
 new ResizeObserver(postHeight).observe(document.body);
 new MutationObserver(postSoon).observe(view, { attributes: true, attributeFilter: ["data-status"] });
 view.addEventListener("change", () => view.ready.then(postSoon, postSoon));
+// The frame resized by its page: measured again, as the body may have changed size in between
+// without the observer saying so (seen in Firefox: a height posted while the view was
+// finishing its live paint, 40 px above what the frame then held, stayed).
+addEventListener("resize", postSoon);

@@ -50,6 +50,7 @@ export class Controller {
     /** @type {number|null} the hovered chip, if any */ this.previewToken = null;
     this.focusChip = false; // the pin moved by keyboard: the next paint moves focus to its chip
     this.painted = false; // the first paint has revealed the view
+    this.onScreen = deferred(); // ... and is on screen (load-folder.js starts the runtime then)
     this.generation = 0; // bumps on every (re)load so that a stale load's answers are ignored
     this.folder = ""; // the `src` of the load under way (load-folder.js)
     /** @type {Shell|null} the element's shadow root and status line */ this.shell = null;
@@ -205,7 +206,10 @@ export class Controller {
     if (!run.live && !["preview", "error"].includes(this.status)) this.setStatus("preview", shell.statusText.textContent); // a failure during the run stays said
     if (!this.painted) {
       this.painted = true;
-      reveal(shell).then(() => requestAnimationFrame(() => performance.mark("attention-view:first-row")));
+      reveal(shell).then(() => requestAnimationFrame(() => {
+        performance.mark("attention-view:first-row");
+        this.onScreen.resolve(undefined);
+      }));
     }
     if (run.live) announceLive(this);
   }

@@ -14,6 +14,13 @@ import { loadingText } from "./skeleton.js";
 // bench/many_views.py).
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+// A view that paints a preview first (golden.json: no text attribute, so the default sentence)
+// asks for the model and the runtime's wasm only once that preview is on screen, unless the page
+// started the runtime already (preload.js, for a page that wants its model live soonest): their
+// 3-15 MB would share the link with the few kB the preview needs, and with the host page's own.
+// A frame the browser does not render (off screen) never gets to paint: it waits this long.
+const UNPAINTED_MS = 1000;
+
 // The bytes received so far of each folder's model files: a view whose meta.json is read after
 // the last progress event (a download that stalls early) still shows how far it got.
 const received = new Map();
@@ -27,7 +34,14 @@ export async function loadFolder(c) {
   c.setStatus(c.run ? "preview" : "loading", loadingText(c.meta));
   c.host.dispatchEvent(new Event("loadstart"));
   try {
-    const modelPromise = loadModel(folder); // starts the runtime and all downloads now
+    const previewFirst = !c.host.hasAttribute("text") && !c.painted;
+    let shown = () => {};
+    const onScreen = previewFirst ? new Promise((resolve) => {
+      shown = () => resolve(undefined);
+      c.onScreen.promise.then(resolve);
+      setTimeout(resolve, UNPAINTED_MS);
+    }) : undefined;
+    const modelPromise = loadModel(folder, onScreen); // starts the runtime and the model's downloads
     modelPromise.catch(() => {});
     // Without a text attribute the default sentence is certain: fetch its golden run now.
     if (!c.host.hasAttribute("text")) loadGolden(folder).catch(() => {});
@@ -41,6 +55,7 @@ export async function loadFolder(c) {
       ? await goldenHeadStart(folder, meta, (run) => c.run === run && c.schedule()) : null;
     if (gen !== c.generation) return;
     c.goldenLoaded(golden);
+    if (!golden) shown(); // no preview to wait for
     const model = await modelPromise;
     await nextTask();
     if (gen !== c.generation) return;

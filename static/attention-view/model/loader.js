@@ -18,7 +18,7 @@
 
 import { AttentionTensor } from "./attention.js";
 import { download, verify, parseJSON } from "./download.js";
-import { loadRuntime, runtimeFailed, ORT_WASM } from "./runtime.js";
+import { loadRuntime, runtimeFailed, runtimeStarted, ORT_WASM } from "./runtime.js";
 import { runtimeFailure } from "./failures.js";
 import { checkMeta } from "./meta-check.js";
 import { heldRuntime } from "./held-files.js";
@@ -246,10 +246,14 @@ export function createSession(runtime, bytes) {
 
 /**
  * The shared model for a folder (one fetch, one session), loading it on first call.
- * @param {string} folder @returns {Promise<Model>}
+ * @param {string} folder
+ * @param {Promise<unknown>} [after]  the downloads start once this settles (load-folder.js: a
+ *   view's preview is on screen), unless the page has started its runtime already (preload.js)
+ * @returns {Promise<Model>}
  */
-export function loadModel(folder) {
+export function loadModel(folder, after) {
   return once(folder, "model", async (e) => {
+    if (after && !runtimeStarted()) await after;
     // The runtime starts its wasm at once (runtime.js), and the session is created the moment
     // it and the verified model bytes are in; the tokenizer loads beside them.
     const bytes = verified(folder, "model.onnx", e, counter(folder, e, "model.onnx"));

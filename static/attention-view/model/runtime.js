@@ -38,6 +38,11 @@ export function loadRuntime() {
   return runtime;
 }
 
+/** Whether the page has started its runtime (preload.js, or a view before). */
+export function runtimeStarted() {
+  return shared.runtime !== null;
+}
+
 /** A session could not be created: the next attempt starts a fresh runtime. */
 export function runtimeFailed() {
   if (shared.runtime) {
