@@ -59,22 +59,14 @@ async function start(n) {
   const wasmURL = n ? ORT_WASM + query : null;
   const { ort: given, wasm } = heldRuntime();
   if (given) return onThisPage(given, { wasm, wasmURL });
-  // The worker starts before the page's policy has answered (the probe resolves in a task that
-  // waits behind the page's first layout), so that its wasm download starts sooner. The worker
-  // may compile what this page's policy forbids (a worker has its own policy): the page's word
-  // stands, the worker is stopped, and the reader learns what to add.
-  const stop = new AbortController();
-  const inWorker = new URL(SESSION_WORKER).origin === location.origin
-    ? startWorkerRuntime(SESSION_WORKER + query, stop.signal) : null;
-  inWorker?.catch(() => {}); // awaited below, or abandoned with the page's refusal
+  // The worker may compile what this page's policy forbids (a worker has its own policy): the
+  // page's word stands, and the reader learns what to add. (Starting the worker before this
+  // answers gave no earlier live result and a later preview: docs/bench.md.)
   const forbidden = await wasmForbidden();
-  if (forbidden) {
-    stop.abort();
-    throw forbidden;
-  }
-  if (inWorker) {
+  if (forbidden) throw forbidden;
+  if (new URL(SESSION_WORKER).origin === location.origin) {
     try {
-      return await inWorker;
+      return await startWorkerRuntime(SESSION_WORKER + query);
     } catch (err) {
       if (!(err instanceof WorkerUnavailable)) throw err;
     }

@@ -21,18 +21,15 @@ export class WorkerUnavailable extends Error {}
 /**
  * Starts the worker, and onnxruntime in it: its backend starts as the worker's module runs.
  * @param {string} workerURL  session-worker.js (with ?attempt=N on a retry)
- * @param {AbortSignal} signal  stops the worker before it has answered (runtime.js: a page
- *   whose policy forbids wasm)
  * @returns {Promise<{where: "worker", createSession: (bytes: Uint8Array) => Promise<Session>}>}
  */
-export function startWorkerRuntime(workerURL, signal) {
+export function startWorkerRuntime(workerURL) {
   let worker;
   try {
     worker = new Worker(workerURL, { type: "module", name: "attention-view-runtime" });
   } catch (cause) {
     return Promise.reject(new WorkerUnavailable("this page may not start a worker", { cause }));
   }
-  signal.addEventListener("abort", () => worker.terminate(), { once: true });
   /** @type {Map<number, {resolve: (value: any) => void, reject: (err: Error) => void}>} */
   const pending = new Map();
   let next = 1;
