@@ -208,7 +208,7 @@ export class Controller {
       this.painted = true;
       reveal(shell).then(() => requestAnimationFrame(() => {
         performance.mark("attention-view:first-row");
-        this.onScreen.resolve(undefined);
+        setTimeout(() => this.onScreen.resolve(undefined), 0); // after that frame's paint
       }));
     }
     if (run.live) announceLive(this);
