@@ -41,6 +41,8 @@ DATA_DIRS = ("static/model/", "tests/data/")
 ELSEWHERE = {
     "highlight.js",  # a documentation theme's library
     "ort-wasm-simd-threaded.mjs",  # onnxruntime-web's, in node_modules/
+    "ort.wasm.min.mjs",  # ... its wasm build's entry
+    "ort.wasm.bundle.min.mjs",  # ... the same as one file (bundled into the model's worker)
     "widget.mjs",  # attention_live/frontend/bundle.mjs writes it into the wheel's _assets/
     "many.html",  # bench/many_views.py writes it into the built site
     "x.mjs",  # a placeholder in an example path
