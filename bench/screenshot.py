@@ -31,6 +31,9 @@ def main() -> int:
                 page.goto(f"{url}/index.html")
                 page.wait_for_selector("attention-view[data-status=live]", state="attached", timeout=120_000)
                 page.evaluate("() => document.querySelector('attention-view').ready")
+                # Two frames: the first decides which panels are on screen (content-visibility),
+                # the second paints them.
+                page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
                 page.mouse.move(0, 0)
                 view = page.locator("attention-view")
                 box = view.bounding_box()
