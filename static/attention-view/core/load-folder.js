@@ -7,6 +7,7 @@
 import { loadMeta, loadGolden, loadModel, loaderEvents } from "../model/loader.js";
 import { goldenHeadStart } from "../model/runs.js";
 import { loadingText } from "./skeleton.js";
+import { deferred } from "./deferred.js";
 
 // Every view of a page gets meta.json, and later the model, in the same moment (one shared
 // download): each builds its UI and runs the model in a task of its own, so that the page
@@ -34,14 +35,11 @@ export async function loadFolder(c) {
   c.setStatus(c.run ? "preview" : "loading", loadingText(c.meta));
   c.host.dispatchEvent(new Event("loadstart"));
   try {
-    const previewFirst = !c.host.hasAttribute("text") && !c.painted;
-    let shown = () => {};
-    const onScreen = previewFirst ? new Promise((resolve) => {
-      shown = () => resolve(undefined);
-      c.onScreen.promise.then(resolve);
-      setTimeout(resolve, UNPAINTED_MS);
-    }) : undefined;
-    const modelPromise = loadModel(folder, onScreen); // starts the runtime and the model's downloads
+    const previewShown = deferred();
+    if (c.host.hasAttribute("text") || c.painted) previewShown.resolve(undefined); // no preview to wait for
+    c.onScreen.promise.then(previewShown.resolve);
+    setTimeout(previewShown.resolve, UNPAINTED_MS);
+    const modelPromise = loadModel(folder, previewShown.promise); // the runtime and the model's downloads
     modelPromise.catch(() => {});
     // Without a text attribute the default sentence is certain: fetch its golden run now.
     if (!c.host.hasAttribute("text")) loadGolden(folder).catch(() => {});
@@ -55,7 +53,7 @@ export async function loadFolder(c) {
       ? await goldenHeadStart(folder, meta, (run) => c.run === run && c.schedule()) : null;
     if (gen !== c.generation) return;
     c.goldenLoaded(golden);
-    if (!golden) shown(); // no preview to wait for
+    if (!golden) previewShown.resolve(undefined); // no preview to wait for
     const model = await modelPromise;
     await nextTask();
     if (gen !== c.generation) return;
