@@ -181,6 +181,8 @@ def test_companion_with_heldout_text_is_refused(tmp_path):
     (["--repeat-max-period", "500", "--repeat-min-period", "8"], "n_ctx"), (["--snapshots", "1,x"], "snapshots"),
     (["--layer1-slope-scale", "0"], "layer1_slope_scale"), (["--synthetic-heads", "2.9"], "synthetic_heads"),
     (["--layer2-slopes", "0.25,0.0625,0.015625"], "layer2_slopes"),
+    (["--layer1-slopes", "1,0.25,x,0.01"], "layer1_slopes"),
+    (["--layer1-slope-scale", "4", "--layer1-slopes", "1,0.25,0.0625,0.01"], "layer1_slope_scale must be 1"),
     (["--text-heads-off-frac", "0.5"], "text_heads_off"), (["--text-heads-off", "2.1", "--text-heads-off-frac", "2"], "text_heads_off_frac"),
     (["--repeat-embeddings", "fixed"], "repeat_embeddings"),
 ])

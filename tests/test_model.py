@@ -167,12 +167,38 @@ def test_layer2_slopes_set_layer_2_alone_and_are_recorded_only_when_set():
     assert all(torch.equal(a, b) for a, b in zip(plain.parameters(), model.parameters()))
 
 
+def test_layer1_slopes_set_layer_1_alone_and_are_recorded_only_when_set():
+    standard = alibi_slopes(SMALL.n_head)
+    # The scale-4 layer's two steep heads kept, its two flat heads at ALiBi's own slopes.
+    steep_then_flat = [4 * s for s in standard[:2]] + standard[2:]
+    cfg = ModelConfig(**{**SMALL.to_dict(), "layer1_slopes": ",".join(map(str, steep_then_flat))})
+    torch.manual_seed(6)
+    model = TinyTransformer(cfg)
+    assert model.blocks[0].attn.alibi_slopes.tolist() == pytest.approx(steep_then_flat)
+    assert model.blocks[1].attn.alibi_slopes.tolist() == pytest.approx(standard)
+    assert ModelConfig.from_dict(cfg.to_dict()) == cfg and cfg.to_dict()["layer1_slope_scale"] == 1.0
+    torch.manual_seed(6)
+    plain = TinyTransformer(ModelConfig(**{**SMALL.to_dict(), "layer1_slope_scale": 4.0}))
+    assert "layer1_slopes" not in plain.cfg.to_dict()
+    assert plain.blocks[0].attn.alibi_slopes.tolist() == pytest.approx([4 * s for s in standard])
+    assert all(torch.equal(a, b) for a, b in zip(plain.parameters(), model.parameters()))
+
+
+@pytest.mark.parametrize("layer", [1, 2])
 @pytest.mark.parametrize("value,needle", [
     ("0.25,0.0625,0.015625", "4 positive numbers"), ("0.25,0.0625,0,0.01", "4 positive numbers"),
     ("0.25,0.0625,nan,0.01", "4 positive numbers"), ("0.25,x,0.1,0.01", "numbers separated by commas"),
 ])
-def test_layer2_slopes_that_do_not_fit_are_refused_by_name(value, needle):
-    with pytest.raises(ValueError, match=f"layer2_slopes=.*{needle}"):
-        ModelConfig(**{**SMALL.to_dict(), "layer2_slopes": value})
-    with pytest.raises(ValueError, match="needs positions='alibi' and at least 2 layers"):
+def test_slope_lists_that_do_not_fit_are_refused_by_name(layer, value, needle):
+    name = f"layer{layer}_slopes"
+    with pytest.raises(ValueError, match=f"{name}=.*{needle}"):
+        ModelConfig(**{**SMALL.to_dict(), name: value})
+    with pytest.raises(ValueError, match=f"{name}=.*needs positions='alibi'"):
+        ModelConfig(**{**SMALL.to_dict(), "positions": "learned", name: "1,1,1,1"})
+
+
+def test_a_layer_2_list_needs_a_second_layer_and_a_layer_1_list_a_scale_of_1():
+    with pytest.raises(ValueError, match="layer2_slopes=.*needs positions='alibi' and at least 2 layers"):
         ModelConfig(**{**SMALL.to_dict(), "n_layer": 1, "layer2_slopes": "1,1,1,1"})
+    with pytest.raises(ValueError, match="layer1_slopes=.*layer1_slope_scale must be 1, not 4.0"):
+        ModelConfig(**{**SMALL.to_dict(), "layer1_slope_scale": 4.0, "layer1_slopes": "1,1,1,1"})

@@ -86,6 +86,17 @@ def test_the_curriculum_is_fitted_when_its_warm_up_fits_else_the_plain_recipe():
     assert args.optimiser.steps == 300 and max(args.snapshot_steps()) == 300
 
 
+def test_a_layer_1_slope_list_beside_the_recipe_replaces_its_scale():
+    listed = "1,0.25,0.015625,0.00390625"
+    args = build_from(RECIPE, f"--layer1-slopes {listed}")(True)
+    assert (args.model.layer1_slopes, args.model.layer1_slope_scale) == (listed, 1.0)
+    assert args.model.layer_slopes(0) == [1, 0.25, 0.015625, 0.00390625]
+    from train.recipe_files import load
+
+    scale = load(RECIPE)["layer1_slope_scale"]  # the recipe's own scale, kept without the list
+    assert scale != 1.0 and build_from(RECIPE)(True).model.layer1_slope_scale == scale
+
+
 def test_check_says_the_recipe_and_the_time_and_writes_nothing(corpus, tmp_path):
     out = tmp_path / "new" / "m.pt"
     proc = run("--check", "--corpus", corpus, "--out", out, f"--recipe={RECIPE}", "--fit-steps", 200)

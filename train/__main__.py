@@ -17,7 +17,7 @@ from train.files import CommandLine, UserError, ensure_writable_dir
 from train.machine import check_machine
 from train.model import ModelConfig
 from train.recipe import fit_steps, recipe_line
-from train.recipe_files import PLAIN, as_flags, load, names
+from train.recipe_files import PLAIN, as_flags, giving_way, load, names
 from train.run_eta import estimate_line
 from train.settings import GROUPS, TrainSettings
 from train.trainer import fit
@@ -27,6 +27,8 @@ HIDDEN = {"interrupt_at"}  # testing aids, not for users
 HELP = {
     "positions": "position scheme: alibi (a per-head distance bias) or learned (a position table)",
     "layer1_slope_scale": "multiply layer 1's ALiBi slopes by this (4: steeper, nearer heads)",
+    "layer1_slopes": "layer 1's ALiBi slopes, one per head, e.g. 1,0.25,0.015625,0.00390625 ('': the scale's); "
+                     "a recipe's --layer1-slope-scale gives way to it",
     "layer2_slopes": "layer 2's ALiBi slopes, one per head, e.g. 0.25,0.0625,0.00390625,0.00390625 ('': ALiBi's own)",
     "synthetic_steps": "N steps on repeated random sequences only (the induction curriculum)",
     "synthetic_start": "... starting at this step (0: a warm-up)",
@@ -116,9 +118,12 @@ def check_outputs(out: Path, create: bool = True) -> list[Path]:
 def builder(name: str, argv: list[str]) -> Callable[[bool], TrainSettings]:
     """build(True): recipe `name`'s settings with the flags `argv` beside them (the flags win);
     build(False): the plain recipe's with them (what a run too short for the curriculum trains)."""
+    given = parse_args(argv)
+
     def build(with_recipe: bool) -> TrainSettings:
         chosen = (name.strip() or PLAIN) if with_recipe else PLAIN
-        return args_from(parse_args(as_flags(load(chosen)) + argv), chosen)
+        settings = giving_way(load(chosen), lambda setting: getattr(given, setting))
+        return args_from(parse_args(as_flags(settings) + argv), chosen)
     return build
 
 

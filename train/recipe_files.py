@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import sys
 import tomllib
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 
@@ -67,6 +68,19 @@ def load(name: str, folder: Path = RECIPES) -> dict:
                 raise UserError(f"{shown}: [{key}] {setting} is a {type(given).__name__}; a setting is one value.")
         settings.update(value)
     return settings
+
+
+# Settings that, given as a flag beside a recipe, replace another of the recipe's settings as well
+# as their own: a list of layer 1's slopes says each slope itself, so the recipe's scale for them
+# gives way (else the two would be refused together, and the recorded scale would be untrue).
+REPLACES = {"layer1_slopes": "layer1_slope_scale"}
+
+
+def giving_way(settings: dict, given: Callable[[str], object]) -> dict:
+    """A recipe's `settings` without those that the flags beside it replace; `given(name)` is
+    setting `name` as those flags set it (a false value: not set)."""
+    replaced = {other for name, other in REPLACES.items() if given(name)}
+    return {name: value for name, value in settings.items() if name not in replaced}
 
 
 def as_flags(settings: dict) -> list[str]:
