@@ -3,6 +3,7 @@
 // controller's setStatus), the element's events (`load`, `loadend`, `error`) and its `ready`.
 
 import { sentence } from "../model/failures.js";
+import { yieldToPage } from "./slices.js";
 
 /**
  * The live model has painted: the status line says so, naming a part's model (a training
@@ -19,7 +20,19 @@ export function announceLive(c) {
   } else if (c.shell?.statusText.textContent !== text) {
     c.setStatus("live", text);
   }
-  c.readyD.resolve(c.result());
+  resolveReady(c);
+}
+
+/**
+ * `ready` resolves with `el.result`, whose readouts are 10 ms of script on a laptop: computed
+ * in a task after the paint, unless another update has begun meanwhile (it resolves `ready`).
+ * @param {import("./controller.js").Controller} c
+ */
+async function resolveReady(c) {
+  const ready = c.readyD;
+  if (ready.settled) return;
+  await yieldToPage();
+  if (c.readyD === ready && !c.pump.running && !c.pump.scheduled) ready.resolve(c.result());
 }
 
 /**

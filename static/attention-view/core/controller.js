@@ -15,6 +15,7 @@ import { deferred } from "./deferred.js";
 import { makeContext } from "./feature.js";
 import { Pump } from "./pump.js";
 import { announceFailure, announceLive } from "./announce.js";
+import { inSlices, yieldToPage } from "./slices.js";
 
 /**
  * @typedef {import("./state.js").Meta} Meta
@@ -57,6 +58,8 @@ export class Controller {
     /** @type {UI|null} the UI for the model's shape, once mounted */ this.ui = null;
     this.shape = ""; // the model's shape (and compactness) the UI was mounted for
     /** @type {import("./feature.js").Part[]} */ this.parts = [];
+    /** @type {Promise<boolean>} the features' mount under way (slices.js), or done */
+    this.mounting = Promise.resolve(true);
     this.ctx = makeContext(this);
     this.states = new StateReader(schema);
     this.pump = new Pump((pump) => this.update(pump), (err) => this.fail(err, "run the model"));
@@ -160,7 +163,9 @@ export class Controller {
 
   /**
    * Builds the UI and mounts the features for the model's shape and the state's `compact`
-   * (only the features marked part of the compact view); again when either changes.
+   * (only the features marked part of the compact view); again when either changes. The
+   * features mount in slices (slices.js) while the UI is still hidden, before the first paint;
+   * updates wait for them.
    * @param {Meta} meta
    */
   mount(meta) {
@@ -174,7 +179,12 @@ export class Controller {
     ui.root.classList.toggle("compact", compact);
     wireKeys(this.host, ui, this.ctx.act);
     const features = compact ? this.features.filter((f) => f.compact) : this.features;
-    this.parts = features.map((f) => f.mount(ui.slots, this.ctx));
+    /** @type {import("./feature.js").Part[]} */ const parts = (this.parts = []);
+    const mountOne = (/** @type {import("./feature.js").Feature} */ f) => parts.push(f.mount(ui.slots, this.ctx));
+    // A view on screen (the compact form toggled) remounts at once: no half-built frame.
+    if (this.painted) features.forEach(mountOne);
+    this.mounting = this.painted ? Promise.resolve(true) : inSlices(features, mountOne, () => this.ui === ui)
+      .then(async (done) => { if (done) await yieldToPage(); return done; }); // the first paint: a task of its own
   }
 
   /** @param {unknown} err @param {string} [what] */
@@ -194,14 +204,17 @@ export class Controller {
 
   /** @param {Pump} pump */
   async update(pump) {
-    if (!this.meta || (this.status === "error" && !this.choices.failed)) return;
+    if (!(await this.mounting) || !this.meta || (this.status === "error" && !this.choices.failed)) return;
     const run = await this.choices.runFor(this.now(), this.model, this.golden, pump);
     if (!run) return;
     this.run = run;
     const view = (this.vm = viewOf(run, this.now(), this.meta, this.focusChip));
     this.focusChip = false;
     paintFrame(/** @type {UI} */ (this.ui), view);
-    for (const part of this.parts) part.paint?.(view);
+    // In slices: the first preview's and the first live paint's panels are a long task on a
+    // phone. A view cleared or remounted meanwhile stops painting; its own update follows.
+    const parts = this.parts;
+    if (!(await inSlices(parts, (part) => part.paint?.(view), () => this.vm === view && this.parts === parts))) return;
     const shell = /** @type {Shell} */ (this.shell);
     if (!run.live && !["preview", "error"].includes(this.status)) this.setStatus("preview", shell.statusText.textContent); // a failure during the run stays said
     if (!this.painted) {

@@ -25,6 +25,7 @@ import { heldRuntime } from "./held-files.js";
 import { optionalFeeds } from "./graph-inputs.js";
 import { attributionRows } from "../readouts/attribution.js";
 import { VENDOR } from "../paths.js";
+import { yieldToPage } from "../core/slices.js";
 
 /**
  * @typedef {import("@huggingface/tokenizers").Tokenizer} Tokenizer
@@ -152,7 +153,13 @@ export function loadTokenizer(folder) {
       heldRuntime().tokenizers ?? import(TOKENIZER_MODULE),
       verified(folder, "tokenizer.json", e, counter(folder, e, "tokenizer.json")),
     ]);
-    return new Tokenizer(parseJSON("tokenizer.json", bytes), {}); // the second argument is required by 0.2.0
+    const json = parseJSON("tokenizer.json", bytes);
+    // Building it is 15-20 ms of script (80 on a phone): a task of its own, apart from the
+    // download's end before it and the paint it allows after it.
+    await yieldToPage();
+    const tokenizer = new Tokenizer(json, {}); // the second argument is required by 0.2.0
+    await yieldToPage();
+    return tokenizer;
   });
 }
 
