@@ -17,18 +17,20 @@ export function announceLive(c) {
     performance.mark("attention-view:live");
     c.host.dispatchEvent(new Event("load"));
     c.host.dispatchEvent(new Event("loadend"));
-  } else if (c.shell?.statusText.textContent !== text) {
-    c.setStatus("live", text);
+    resolveReadyLater(c);
+    return;
   }
-  resolveReady(c);
+  if (c.shell?.statusText.textContent !== text) c.setStatus("live", text);
+  c.readyD.resolve(c.result());
 }
 
 /**
- * `ready` resolves with `el.result`, whose readouts are 10 ms of script on a laptop: computed
- * in a task after the paint, unless another update has begun meanwhile (it resolves `ready`).
+ * The first `ready` resolves with `el.result`, whose readouts are 10 ms of script while the
+ * page's code is still cold (1 ms later on): computed in a task after the paint, unless another
+ * update has begun meanwhile (that one resolves `ready`).
  * @param {import("./controller.js").Controller} c
  */
-async function resolveReady(c) {
+async function resolveReadyLater(c) {
   const ready = c.readyD;
   if (ready.settled) return;
   await yieldToPage();

@@ -211,10 +211,14 @@ export class Controller {
     const view = (this.vm = viewOf(run, this.now(), this.meta, this.focusChip));
     this.focusChip = false;
     paintFrame(/** @type {UI} */ (this.ui), view);
-    // In slices: the first preview's and the first live paint's panels are a long task on a
-    // phone. A view cleared or remounted meanwhile stops painting; its own update follows.
     const parts = this.parts;
-    if (!(await inSlices(parts, (part) => part.paint?.(view), () => this.vm === view && this.parts === parts))) return;
+    const paintPart = (/** @type {import("./feature.js").Part} */ part) => part.paint?.(view);
+    // While the page loads (the preview, the first live paint) the panels paint in slices: in one
+    // task they block a phone for a fifth of a second. A view cleared or remounted meanwhile
+    // stops painting; its own update follows. Once live, an edit repaints every panel at once,
+    // in the frame its keystroke asked for.
+    if (this.status === "live") parts.forEach(paintPart);
+    else if (!(await inSlices(parts, paintPart, () => this.vm === view && this.parts === parts))) return;
     const shell = /** @type {Shell} */ (this.shell);
     if (!run.live && !["preview", "error"].includes(this.status)) this.setStatus("preview", shell.statusText.textContent); // a failure during the run stays said
     if (!this.painted) {
