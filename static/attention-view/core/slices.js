@@ -2,8 +2,8 @@
 // Work in slices that leave the page free in between. Mounting every panel, or painting them
 // all on the first preview, is a few dozen milliseconds of script on a laptop and four times
 // that on a phone: in one task it blocks the page (a tap, a scroll) for all of it. Cut into
-// slices of at most SLICE_MS, the page's own input is answered between two of them. A fast
-// update (a keystroke's repaint) fits in one slice and never yields.
+// slices of at most SLICE_MS, the page's own input is answered between two of them. Only while
+// the page loads: once live, an edit paints at once (controller.js).
 
 // Under Lighthouse's 4x slower CPU a 5 ms slice is a 20 ms task, and one panel's step past it
 // (some take 5-8 ms) stays under the 50 ms at which a task starts to count as blocking.
@@ -11,7 +11,9 @@ export const SLICE_MS = 5;
 
 /**
  * Gives the page a turn: scheduler.yield() where the browser has it (the rest of the work keeps
- * its place ahead of other tasks), else a new task.
+ * its place ahead of other tasks), else a new task. Yielding behind the waiting tasks instead
+ * (scheduler.postTask) started the runtime's worker sooner but painted the preview 100 ms later,
+ * and brought the live model no sooner (docs/bench.md).
  * @returns {Promise<void>}
  */
 export function yieldToPage() {
