@@ -213,11 +213,11 @@ export class Controller {
     paintFrame(/** @type {UI} */ (this.ui), view);
     const parts = this.parts;
     const paintPart = (/** @type {import("./feature.js").Part} */ part) => part.paint?.(view);
-    // While the page loads (the preview, the first live paint) the panels paint in slices: in one
-    // task they block a phone for a fifth of a second. A view cleared or remounted meanwhile
-    // stops painting; its own update follows. Once live, an edit repaints every panel at once,
-    // in the frame its keystroke asked for.
-    if (this.status === "live") parts.forEach(paintPart);
+    // The first paint, while the UI is still hidden, runs in slices: in one task it blocks a
+    // phone for a fifth of a second. A view cleared or remounted meanwhile stops painting; its
+    // own update follows. Once the view is on screen every paint runs at once, so that no frame
+    // shows some panels painted and others not (the preview's numbers beside the live ones).
+    if (this.painted) parts.forEach(paintPart);
     else if (!(await inSlices(parts, paintPart, () => this.vm === view && this.parts === parts))) return;
     const shell = /** @type {Shell} */ (this.shell);
     if (!run.live && !["preview", "error"].includes(this.status)) this.setStatus("preview", shell.statusText.textContent); // a failure during the run stays said

@@ -3,7 +3,7 @@
 // all on the first preview, is a few dozen milliseconds of script on a laptop and four times
 // that on a phone: in one task it blocks the page (a tap, a scroll) for all of it. Cut into
 // slices of at most SLICE_MS, the page's own input is answered between two of them. Only while
-// the page loads: once live, an edit paints at once (controller.js).
+// the view is hidden: once on screen, it paints at once (controller.js).
 
 // Under Lighthouse's 4x slower CPU a 5 ms slice is a 20 ms task, and one panel's step past it
 // (some take 5-8 ms) stays under the 50 ms at which a task starts to count as blocking.
