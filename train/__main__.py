@@ -43,6 +43,9 @@ HELP = {
     "repeat_weight": "... with their loss scaled by this",
     "repeat_min_period": "a repeated sequence tiles p random tokens, p at least this (0 = two copies)",
     "repeat_max_period": "... and at most this",
+    "early_layer1_slopes": "layer 1's ALiBi slopes for the first --early-layer1-steps steps, e.g. 1,0.25,0.0625,0.015625 "
+                           "(the model's own from then on)",
+    "early_layer1_steps": "... that many steps",
     "snapshots": "steps whose weights are kept for the training timeline, comma-separated ('' = none)",
 }
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from train.checks import between, finite, need
-from train.model import ModelConfig
+from train.model import ModelConfig, listed_slopes
 
 # The choices of the two settings that can change after the warm-up: (name, usual, other).
 SWITCHES = (("repeat_source", "random", "text"), ("repeat_embeddings", "train", "frozen"))
@@ -47,6 +47,12 @@ class CurriculumSettings:
     # the "text" window its row already holds, so that the copies read like the books;
     # "text-after-warm-up": random in the synthetic steps, text in the repeated rows after them.
     repeat_source: str = "random"
+    # Layer 1's ALiBi slopes for the run's first early_layer1_steps steps, one per head ("": the
+    # model's own throughout); the model's own (its layer1_slopes or scale) from that step on.
+    # Flatter layer-1 heads from step 0 stopped every warm-up from forming the circuit (R68-R71),
+    # while the same heads flattened after the warm-up kept it and gave L1H3 the speaker (R72-R74).
+    early_layer1_slopes: str = ""
+    early_layer1_steps: int = 0
 
     def __post_init__(self):
         """Raises ValueError naming the first setting that cannot work on its own; what depends
@@ -69,6 +75,11 @@ class CurriculumSettings:
                  f"{name}={getattr(self, name)!r} must be {usual}, {other} or {other}-after-warm-up")
         need(self.repeat_source == "random" or self.repeat_max_period > 0,
              f"repeat_source={self.repeat_source} needs repeat_min_period and repeat_max_period")
+        need(isinstance(self.early_layer1_steps, int) and self.early_layer1_steps >= 0,
+             f"early_layer1_steps={self.early_layer1_steps} must be a whole number, 0 or more")
+        need(bool(self.early_layer1_slopes) == (self.early_layer1_steps > 0),
+             f"early_layer1_slopes={self.early_layer1_slopes!r} and early_layer1_steps={self.early_layer1_steps}: "
+             "set both or neither")
 
     def check_against(self, cfg: ModelConfig, steps: int, shorter: str) -> None:
         """What fits only a schedule of `steps` and a model of `cfg`'s shape; `shorter` ends the
@@ -80,6 +91,11 @@ class CurriculumSettings:
         hi = self.repeat_max_period
         need(hi < cfg.n_ctx, f"repeat_max_period={hi} must be below n_ctx={cfg.n_ctx} to repeat at all")
         self.heads("synthetic_heads", cfg)
+        if self.early_layer1_steps:
+            need(cfg.positions == "alibi", "early_layer1_slopes needs positions='alibi'")
+            need(self.early_layer1_steps < steps,
+                 f"early_layer1_steps={self.early_layer1_steps} must be below steps={steps}{shorter}")
+            self.early_slopes(cfg)
         heads_off = self.heads("text_heads_off", cfg)
         need((heads_off is not None) == (self.text_heads_off_frac > 0),
              f"text_heads_off={self.text_heads_off!r} and text_heads_off_frac={self.text_heads_off_frac}: set both or neither")
@@ -96,6 +112,12 @@ class CurriculumSettings:
             raise ValueError(f"{name}={getattr(self, name)!r} is not layer.head pairs within {cfg.n_layer} "
                              f"layer{'s' * (cfg.n_layer != 1)} x {cfg.n_head} head{'s' * (cfg.n_head != 1)} (1-based): {err}") from None
         return [(layer - 1, head - 1) for layer, head in pairs] or None
+
+    def early_slopes(self, cfg: ModelConfig) -> list[float] | None:
+        """Layer 1's slopes before early_layer1_steps, one per head; None when the model's own."""
+        if not self.early_layer1_steps:
+            return None
+        return listed_slopes("early_layer1_slopes", self.early_layer1_slopes, cfg.n_head)
 
     def synthetic_mask(self, cfg: ModelConfig):
         """The head mask [n_layer, n_head] (1 = on) for the synthetic steps; None = every head."""
@@ -135,4 +157,4 @@ class CurriculumSettings:
 
     def is_on(self) -> bool:
         """Whether any part of the curriculum is set (else the run is the plain text-only recipe)."""
-        return bool(self.synthetic_steps or self.repeat_frac or self.text_heads_off.strip())
+        return bool(self.synthetic_steps or self.repeat_frac or self.text_heads_off.strip() or self.early_layer1_steps)

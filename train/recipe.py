@@ -50,6 +50,8 @@ def describe(args: TrainSettings) -> str:
         parts.append(f"{round(c.repeat_frac * batch)} of {batch} rows repeated")
     if c.text_heads_off.strip():
         parts.append(f"heads {c.text_heads_off} off for {c.text_heads_off_frac:.0%} of the text rows")
+    if c.early_layer1_steps:
+        parts.append(f"layer 1's own slopes from step {c.early_layer1_steps:,}")
     return f"the induction curriculum ({', '.join(parts)})"
 
 

@@ -79,6 +79,9 @@ class OutputSettings:
         need(isinstance(self.interrupt_at, int) and self.interrupt_at >= 0, "interrupt_at must be 0 or more")
 
 
+# Settings newer than the shipped checkpoint, left out of a run's record while off.
+RECORDED_WHEN_SET = ("early_layer1_slopes", "early_layer1_steps")
+
 # The groups, by the name each has in TrainSettings.
 GROUPS = {"data": DataSettings, "optimiser": OptimiserSettings, "curriculum": CurriculumSettings,
           "output": OutputSettings}
@@ -123,6 +126,11 @@ class TrainSettings:
         flat = {"recipe": self.recipe, "seed": self.seed, "threads": self.threads, "model": self.model.to_dict()}
         for name in GROUPS:
             flat.update(asdict(getattr(self, name)))
+        # Recorded only when set, so that a run without them records exactly what runs recorded
+        # before they existed (the shipped checkpoint and meta.json).
+        for name in RECORDED_WHEN_SET:
+            if not flat[name]:
+                del flat[name]
         return flat
 
     def replaced(self, **changes) -> TrainSettings:

@@ -78,6 +78,7 @@ def fit(corpus: Corpus, args: TrainSettings, resume: dict | None = None,
                 bar.close()
                 run.save_resumable()
                 raise KeyboardInterrupt
+            run.layer1_switch_due()
             run.snapshot_due()
             loss = run.train_step()
             bar.advance()

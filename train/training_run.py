@@ -105,6 +105,9 @@ class TrainingRun:
 
     def _build(self, resume: dict | None) -> None:
         self.model = TinyTransformer(self.cfg).train()
+        self.early_slopes = self.args.curriculum.early_slopes(self.cfg)
+        if self.early_slopes:  # a buffer, not a parameter: the optimiser and every random draw are as without
+            self._set_layer1_slopes(self.early_slopes)
         self.optimizer = make_optimizer(self.model, self.args)
         self.batches = torch.Generator().manual_seed(self.args.seed)
         self.progress = Progress()
@@ -116,6 +119,21 @@ class TrainingRun:
             self.batches.set_state(resume["rng"]["batches"])
             self.progress = Progress(**resume["progress"])
             self.best_state = resume["best_model"]
+
+    def _set_layer1_slopes(self, slopes: list[float]) -> None:
+        buffer = self.model.blocks[0].attn.alibi_slopes
+        with torch.no_grad():
+            buffer.copy_(torch.tensor(slopes, dtype=buffer.dtype))
+
+    def layer1_switch_due(self) -> None:
+        """At early_layer1_steps, layer 1 takes the model's own slopes. The weights kept as the best
+        start again from here, so that the checkpoint holds a model with the slopes its config says."""
+        p = self.progress
+        if not self.early_slopes or p.step != self.args.curriculum.early_layer1_steps:
+            return
+        self._set_layer1_slopes(self.cfg.layer_slopes(0))
+        p.best_bpc, p.best_step, p.evals_since_best = math.inf, p.step, 0
+        self.best_state = copy.deepcopy(self.model.state_dict())
 
     def interrupt_due(self) -> bool:
         """The testing aid's pretend Ctrl-C (never in a resumed run, which must go on)."""
