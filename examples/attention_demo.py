@@ -259,129 +259,16 @@ def _plain(obj):
     return obj
 
 
-# ------------------------------------------------------------------ checks
-def checks(data: dict) -> list[dict]:
-    """The lab's claims as (name, measured figure, bound, passed) records.
-
-    Measured from the data handed in, so validate.py and the tests can feed a
-    deliberately broken copy and watch the matching check fail.
-    """
-    out = []
-
-    def check(name, measured, bound, passed):
-        out.append({"name": name, "measured": measured, "bound": bound, "passed": bool(passed)})
-
-    A = np.asarray(data["section1"]["A"])
-    err = float(np.max(np.abs(A.sum(axis=1) - 1.0)))
-    check("every softmax row sums to 1", err, "< 1e-12", err < 1e-12)
-    V = np.asarray(data["section1"]["V"])
-    o_err = float(np.max(np.abs(np.asarray(data["section1"]["O"]) - A @ V)))
-    check("output rows are A @ V", o_err, "< 1e-12", o_err < 1e-12)
-
-    for row in data["section2"]["variance"]:
-        dev = abs(row["ratio"] - 1.0)
-        check(f"Var(q.k) at d_k={row['d_k']} within 3% of d_k", row["var"],
-              f"{0.97 * row['d_k']:.2f}..{1.03 * row['d_k']:.2f}", dev <= 0.03)
-    sat = data["section2"]["saturation"]
-    check("d_k=256, 13 keys: unscaled softmax saturates (max p)", sat["max_unscaled"],
-          "> 0.9", sat["max_unscaled"] > 0.9)
-    check("d_k=256, 13 keys: scaled softmax stays soft (max p)", sat["max_scaled"],
-          "< 0.5", sat["max_scaled"] < 0.5)
-
-    s3 = data["section3"]
-    z = np.asarray(s3["z"])
-    diff = float(np.max(np.abs(np.asarray(s3["J"]) - finite_difference_jacobian(z, s3["h"]))))
-    check("softmax Jacobian vs central differences (max diff)", diff, "< 1e-6", diff < 1e-6)
-
-    s4 = data["section4"]
-    V4 = np.asarray(s4["V"])
-    for case in s4["cases"]:
-        c, slot = case["c"], s4["slot"]
-        K = np.asarray(case["keys"])
-        p = softmax((c * K[slot]) @ K.T)
-        exact = math.exp(c) / (math.exp(c) + 3)
-        gap = abs(float(p[slot]) - exact)
-        check(f"c={c:g}: p(slot 2) = e^c/(e^c+3) = {exact:.4f}", float(p[slot]),
-              "gap < 1e-12", gap < 1e-12)
-        if c >= 8:
-            cos = cosine(p @ V4, V4[slot])
-            check(f"c={c:g}: cos(output, v_2)", cos, ">= 0.99", cos >= 0.99)
-
-    s5 = data["section5"]
-    shape = list(np.asarray(s5["concat"]).shape), list(np.asarray(s5["out"]).shape)
-    check("multi-head concat and W_o output shapes", f"{shape[0]} -> {shape[1]}",
-          "[13, 8] -> [13, 8]", shape == ([13, 8], [13, 8]))
-    q = data["default_query"]
-    tops = [data["names"][h["top1"][q]] for h in s5["heads"]]
-    check(f"heads' top-1 keys for {data['names'][q]} differ", " vs ".join(tops),
-          "different", tops[0] != tops[1])
-    return out
-
-
-# ---------------------------------------------------------------- printing
-def _vec(v, fmt="{:.4f}"):
-    return "[" + ", ".join(fmt.format(x) for x in v) + "]"
-
-
-def report(data: dict, query: int | None = None) -> str:
-    names, types = data["names"], data["types"]
-    q = data["default_query"] if query is None else query
-    s1 = data["section1"]
-    lines = [f"seed {data['seed']}: 13 entities, d = {data['d_model']}, d_k = {data['d_k']}", ""]
-    lines.append(f"[1] one head, query = {names[q]} ({types[q]})")
-    lines.append(f"  {'key':<11} {'type':<12} {'q.k':>8} {'/sqrt(d_k)':>10} {'softmax':>8}")
-    top = s1["top3"][q]
-    for j in range(len(names)):
-        mark = "  <- top-1" if j == top[0] else ""
-        lines.append(f"  {names[j]:<11} {types[j]:<12} {s1['raw'][q][j]:8.4f} "
-                     f"{s1['scaled'][q][j]:10.4f} {s1['A'][q][j]:8.4f}{mark}")
-    lines.append("  top-3: " + ", ".join(f"{names[j]} {s1['A'][q][j]:.4f}" for j in top))
-    lines.append(f"  output row O[{names[q]}] = {_vec(s1['O'][q])}")
-    lines.append(f"  max |row sum - 1| over all 13 rows = {s1['max_row_sum_error']:.2e}")
-
-    s2 = data["section2"]
-    lines += ["", f"[2] why sqrt(d_k): Var(q.k) over {s2['draws']:,} draws of unit normals"]
-    for row in s2["variance"]:
-        lines.append(f"  d_k = {row['d_k']:>3}: var = {row['var']:9.4f}   ratio to d_k = "
-                     f"{row['ratio']:.4f}")
-    sat = s2["saturation"]
-    lines.append(f"  13 keys at d_k = {sat['d_k']}: max softmax p = {sat['max_unscaled']:.4f} "
-                 f"unscaled, {sat['max_scaled']:.4f} scaled by 1/sqrt(d_k)")
-
-    s3 = data["section3"]
-    lines += ["", "[3] softmax Jacobian J = diag(p) - p p^T vs central differences"]
-    lines.append(f"  z = {_vec(s3['z'])}")
-    lines.append(f"  p = {_vec(s3['p'])}")
-    for i, row in enumerate(s3["J"]):
-        lines.append(f"  J[{i}] = {_vec(row, '{:+.5f}')}")
-    lines.append(f"  max |J - finite difference (h={s3['h']:g})| = {s3['max_diff']:.2e}")
-
-    s4 = data["section4"]
-    lines += ["", "[4] retrieval limit: keys = I_4, q = c * k_2"]
-    for case in s4["cases"]:
-        lines.append(f"  c = {case['c']:g}: p = {_vec(case['p'])}  p(slot 2) = "
-                     f"{case['p_slot']:.4f} (e^c/(e^c+3) = {case['closed_form']:.4f})  "
-                     f"cos(o, v_2) = {case['cos']:.4f}")
-    t = s4["tilted"]
-    lines.append(f"  keys tilted to pairwise cos {t['rho']:g}, c = {t['c']:g}: "
-                 f"p(slot 2) = {t['p_slot']:.4f}, cos(o, v_2) = {t['cos']:.4f}")
-
-    s5 = data["section5"]
-    sh = s5["shapes"]
-    lines += ["", "[5] two heads of width 4, concatenated, mixed by W_o"]
-    lines.append(f"  X {tuple(sh['X'])} -> each head O {tuple(sh['head_out'])} -> concat "
-                 f"{tuple(sh['concat'])} @ W_o {tuple(sh['Wo'])} -> {tuple(sh['out'])}")
-    tops = [names[h["top1"][q]] for h in s5["heads"]]
-    lines.append(f"  top-1 key for {names[q]}: head 1 -> {tops[0]}, head 2 -> {tops[1]}")
-    return "\n".join(lines)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--query", choices=[n for n, _ in ENTITIES], default=DEFAULT_QUERY)
     ap.add_argument("--json", action="store_true", help="dump reference_data() as JSON")
     args = ap.parse_args(argv)
+    # Run as a script, this file's folder is first on the import path (its neighbours import it).
+    from lab_checks import checks
+    from lab_report import report
+
     data = reference_data(args.seed)
     if args.json:
         print(json.dumps(data))

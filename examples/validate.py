@@ -14,6 +14,7 @@ import sys
 
 # The script's own folder is first on the import path when it runs (`python examples/validate.py`).
 import attention_demo as demo
+import lab_checks
 
 
 def harness_checks(demo, seed: int) -> list[dict]:
@@ -40,7 +41,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     data = demo.reference_data(args.seed)
-    results = demo.checks(data) + harness_checks(demo, args.seed)
+    results = lab_checks.checks(data) + harness_checks(demo, args.seed)
     print(f"attention lab, seed {args.seed}")
     for c in results:
         print(format_check(c))

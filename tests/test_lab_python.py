@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from examples import attention_demo as demo
+from examples.lab_checks import checks
 from helpers import ROOT
 
 EXAMPLES = ROOT / "examples"
@@ -87,7 +88,7 @@ def test_a_different_seed_changes_the_draws():
 
 # Deliberately broken inputs: each must trip exactly the check that guards it.
 def failing(data):
-    return {c["name"] for c in demo.checks(data) if not c["passed"]}
+    return {c["name"] for c in checks(data) if not c["passed"]}
 
 
 def test_broken_row_sum_is_caught():
