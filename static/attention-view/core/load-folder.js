@@ -8,12 +8,12 @@ import { loadMeta, loadGolden, loadModel, loaderEvents } from "../model/loader.j
 import { goldenHeadStart } from "../model/runs.js";
 import { loadingText } from "./skeleton.js";
 import { deferred } from "./deferred.js";
+import { newTask } from "./slices.js";
 
 // Every view of a page gets meta.json, and later the model, in the same moment (one shared
 // download): each builds its UI and runs the model in a task of its own, so that the page
 // answers input in between (15 views doing it in one task blocked it for most of a second;
-// bench/many_views.py).
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+// bench/many_views.py). A new task, behind the others waiting, not a yield that keeps its place.
 
 // A view that paints a preview first (golden.json: no text attribute, so the default sentence)
 // asks for the model and the runtime's wasm only once that preview is on screen, unless the page
@@ -44,7 +44,7 @@ export async function loadFolder(c) {
     // Without a text attribute the default sentence is certain: fetch its golden run now.
     if (!c.host.hasAttribute("text")) loadGolden(folder).catch(() => {});
     const meta = await loadMeta(folder);
-    await nextTask();
+    await newTask();
     if (gen !== c.generation) return;
     c.metaLoaded(meta);
     c.setStatus(c.status, loadingText(c.meta, received.get(folder) ?? null));
@@ -55,7 +55,7 @@ export async function loadFolder(c) {
     c.goldenLoaded(golden);
     if (!golden) previewShown.resolve(undefined); // no preview to wait for
     const model = await modelPromise;
-    await nextTask();
+    await newTask();
     if (gen !== c.generation) return;
     c.modelLoaded(model);
   } catch (err) {

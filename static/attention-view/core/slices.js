@@ -10,6 +10,11 @@
 export const SLICE_MS = 5;
 
 /**
+ * Resolves in a new task, behind every task already waiting. @returns {Promise<void>}
+ */
+export const newTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
  * Gives the page a turn: scheduler.yield() where the browser has it (the rest of the work keeps
  * its place ahead of other tasks), else a new task. Yielding behind the waiting tasks instead
  * (scheduler.postTask) started the runtime's worker sooner but painted the preview 100 ms later,
@@ -19,7 +24,7 @@ export const SLICE_MS = 5;
 export function yieldToPage() {
   const scheduler = /** @type {any} */ (globalThis).scheduler;
   if (typeof scheduler?.yield === "function") return scheduler.yield();
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return newTask();
 }
 
 /**
