@@ -11,7 +11,9 @@ const text = new URLSearchParams(location.search).get("text") || "The Queen said
 
 const [tokenizer, session] = await Promise.all([
   fetch(folder + "tokenizer.json").then((r) => r.json()).then((j) => new Tokenizer(j, {})),
-  ort.InferenceSession.create(folder + "model.onnx", { executionProviders: ["wasm"], logSeverityLevel: 3 }),
+  // The widget's graph optimisations (model/ort-host.js): the floor is the best a bare page can do.
+  ort.InferenceSession.create(folder + "model.onnx", { executionProviders: ["wasm"], logSeverityLevel: 3,
+    graphOptimizationLevel: "basic" }),
 ]);
 
 // Every head on, as the widget sends it (head_mask is a required input). Its shape
